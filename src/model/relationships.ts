@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { Kind } from './kinds.js';
+
+/**
+ * Relationship types, UPPER_SNAKE, read "source <verb> target": (vm)-[:RUNS_ON]->(host),
+ * (host)-[:MEMBER_OF]->(cluster), (service)-[:DEPENDS_ON]->(vm), (vm)-[:STORED_ON]->(storage),
+ * (host)-[:MANIFESTS_AS]->(vm) for one real thing seen by two providers.
+ * The inverse names (runsHere, members, dependents, stores) are used only for reading.
+ */
+export const RELATIONSHIP_TYPES = ['RUNS_ON', 'MEMBER_OF', 'DEPENDS_ON', 'STORED_ON', 'MANIFESTS_AS'] as const;
+export const RelationshipTypeSchema = z.enum(RELATIONSHIP_TYPES);
+export type RelationshipType = z.infer<typeof RelationshipTypeSchema>;
+
+/** observed: a provider reported it; inferred: a resolver rule matched it; declared: a principal said so. */
+export const PROVENANCES = ['observed', 'inferred', 'declared'] as const;
+export const ProvenanceSchema = z.enum(PROVENANCES);
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+const WORKLOADS = ['vm', 'lxc', 'service'] as const satisfies readonly Kind[];
+const MACHINES = ['host', 'vm', 'lxc'] as const satisfies readonly Kind[];
+const ANY_DEPENDENCY_TARGET = [
+  'cluster',
+  'host',
+  'vm',
+  'lxc',
+  'storage',
+  'network',
+  'service',
+] as const satisfies readonly Kind[];
+
+function pairs(sources: readonly Kind[], targets: readonly Kind[]): Array<readonly [Kind, Kind]> {
+  return sources.flatMap((s) => targets.map((t) => [s, t] as const));
+}
+
+/** The (source kind, target kind) pairs each relationship type allows. Anything else is refused. */
+export const RELATIONSHIP_RULES: Readonly<
+  Record<RelationshipType, { description: string; allowed: ReadonlyArray<readonly [Kind, Kind]> }>
+> = {
+  RUNS_ON: {
+    description: 'a workload runs on a machine',
+    allowed: [...pairs(['vm', 'lxc'], ['host']), ...pairs(['service'], MACHINES)],
+  },
+  MEMBER_OF: {
+    description: 'a host, storage or network belongs to a cluster',
+    allowed: pairs(['host', 'storage', 'network'], ['cluster']),
+  },
+  DEPENDS_ON: {
+    description: 'a workload needs the target to work',
+    allowed: [...pairs([...WORKLOADS, 'host'], ANY_DEPENDENCY_TARGET)],
+  },
+  STORED_ON: {
+    description: 'a guest disk or volume lives on a storage',
+    allowed: pairs(['vm', 'lxc'], ['storage']),
+  },
+  MANIFESTS_AS: {
+    description: 'the same real thing seen by two providers (never a merge)',
+    allowed: [
+      ...pairs(['cluster'], ['cluster']),
+      ...pairs(MACHINES, MACHINES),
+      ...pairs(['storage'], ['storage']),
+      ...pairs(['network'], ['network']),
+      ...pairs(['service'], ['service']),
+    ],
+  },
+};
+
+/** True when `type` may connect a `source`-kind resource to a `target`-kind one. */
+export function isAllowedPair(type: RelationshipType, source: Kind, target: Kind): boolean {
+  return RELATIONSHIP_RULES[type].allowed.some(([s, t]) => s === source && t === target);
+}
+
+/** The reason a pair is refused, naming the type and both kinds; `null` when allowed. */
+export function refusePair(type: RelationshipType, source: Kind, target: Kind): string | null {
+  if (isAllowedPair(type, source, target)) return null;
+  const allowed = RELATIONSHIP_RULES[type].allowed.map(([s, t]) => `${s}→${t}`).join(', ');
+  return `${type} is not allowed from ${source} to ${target} (allowed: ${allowed})`;
+}
+
+/** Inferred-edge confidence; a name-only identity match is at most `low`. */
+export const EDGE_CONFIDENCES = ['high', 'medium', 'low'] as const;
+export type EdgeConfidence = (typeof EDGE_CONFIDENCES)[number];
+
+/**
+ * An edge as ingest, resolvers and mutations write it. `source` is who asserted it (an ingester
+ * such as `proxmox:lab`, a resolver rule, or a principal name); `fromId`/`toId` are resource ids.
+ */
+export interface EdgeInput {
+  type: RelationshipType;
+  fromId: string;
+  toId: string;
+  provenance: Provenance;
+  source: string;
+  /** Inferred edges: the resolver rule that matched (e.g. `mac_address`). */
+  rule?: string | null;
+  confidence?: EdgeConfidence | null;
+  evidence?: string | null;
+}

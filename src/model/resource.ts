@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { AttributesSchema } from './attributes.js';
+import { ResourceIdSchema, providerOfId } from './ids.js';
+import { KindSchema, LifecycleSchema, ProviderSchema } from './kinds.js';
+import { isStateOf, STATES } from './states.js';
+
+/** A resource as ingest and repositories write it. `state` must be in the kind's closed enum. */
+export const ResourceInputSchema = z
+  .object({
+    id: ResourceIdSchema,
+    kind: KindSchema,
+    provider: ProviderSchema,
+    name: z.string().min(1).max(256),
+    state: z.string(),
+    rawState: z.string().max(512).nullable().optional(),
+    lifecycle: LifecycleSchema.optional(),
+    attributes: AttributesSchema.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (!isStateOf(r.kind, r.state)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['state'],
+        message: `"${r.state}" is not a ${r.kind} state (allowed: ${STATES[r.kind].join(', ')})`,
+      });
+    }
+    if (providerOfId(r.id) !== r.provider) {
+      ctx.addIssue({ code: 'custom', path: ['provider'], message: `id ${r.id} does not belong to provider ${r.provider}` });
+    }
+  });
+export type ResourceInput = z.infer<typeof ResourceInputSchema>;
