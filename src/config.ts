@@ -1,0 +1,85 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/**
+ * Every environment variable aitia reads, parsed once at start. Names are fixed by DESIGN.md
+ * "Conventions"; the README's configuration table is checked against this schema by a test.
+ */
+export const ENV_SCHEMA = z.object({
+  NEO4J_URI: z
+    .string()
+    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/, 'must be a bolt:// or neo4j:// URI')
+    .optional()
+    .describe('Neo4j to use. Unset: aitia starts its embedded Neo4j 5.26 under AITIA_DATA_DIR.'),
+  NEO4J_USER: z.string().min(1).default('neo4j').describe('Neo4j user (ignored by the embedded Neo4j, which has auth disabled).'),
+  NEO4J_PASSWORD: z.string().optional().describe('Neo4j password; unset means no authentication.'),
+  AITIA_HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server binds.'),
+  AITIA_PORT: z.coerce.number().int().min(1).max(65535).default(4000).describe('HTTP port: GraphQL at /graphql, /healthz, /readyz.'),
+  AITIA_DATA_DIR: z.string().min(1).default('./.aitia').describe('Embedded Neo4j data and the dev tokens file.'),
+  AITIA_TOKENS_FILE: z.string().min(1).optional().describe('Bearer tokens file (JSON array of {name, role, tokenSha256}). Default $AITIA_DATA_DIR/tokens.json.'),
+  AITIA_POLICY_FILE: z.string().min(1).optional().describe('Policy YAML for the gate. Default: the shipped policy/default.yaml.'),
+  AITIA_PROXMOX_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(:\d+)?\/?$/, 'must be the API base, e.g. https://pve1.lan:8006')
+    .optional()
+    .describe('Proxmox VE API base; the client appends /api2/json. Unset: no Proxmox polling.'),
+  AITIA_PROXMOX_TOKEN: z
+    .string()
+    .regex(/^[^@\s]+@[^!\s]+![^=\s]+=\S+$/, 'must look like user@realm!tokenid=secret')
+    .optional()
+    .describe('Proxmox API token, user@realm!tokenid=secret.'),
+  AITIA_PROXMOX_CA_FILE: z.string().min(1).optional().describe('PEM CA bundle to verify the Proxmox TLS certificate.'),
+  AITIA_PROXMOX_INSECURE: bool.default(false).describe('Skip TLS verification for Proxmox (explicit opt-in only).'),
+  AITIA_PROXMOX_POLL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(30).describe('Seconds between Proxmox polls.'),
+  AITIA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info').describe('Log level of the JSON logs on stdout.'),
+});
+
+/** The parsed configuration, with the derived defaults filled in. */
+export interface Config {
+  neo4j: { uri: string | undefined; user: string; password: string | undefined };
+  host: string;
+  port: number;
+  dataDir: string;
+  tokensFile: string;
+  policyFile: string | undefined;
+  proxmox: { url: string | undefined; token: string | undefined; caFile: string | undefined; insecure: boolean; pollSeconds: number };
+  logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
+}
+
+/** Thrown when the environment is malformed; the message names every bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once. Unknown AITIA_* names fail too: a typo must not silently default. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = new Set(Object.keys(ENV_SCHEMA.shape));
+  const unknown = Object.keys(env).filter((k) => k.startsWith('AITIA_') && !known.has(k));
+  const problems: string[] = unknown.map((k) => `${k}: unknown variable (known: ${[...known].filter((n) => n.startsWith('AITIA_')).join(', ')})`);
+  const picked = Object.fromEntries([...known].map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const parsed = ENV_SCHEMA.safeParse(picked);
+  if (!parsed.success) problems.push(...parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  const e = parsed.data;
+  const dataDir = resolve(e.AITIA_DATA_DIR);
+  return {
+    neo4j: { uri: e.NEO4J_URI, user: e.NEO4J_USER, password: e.NEO4J_PASSWORD },
+    host: e.AITIA_HOST,
+    port: e.AITIA_PORT,
+    dataDir,
+    tokensFile: resolve(e.AITIA_TOKENS_FILE ?? `${dataDir}/tokens.json`),
+    policyFile: e.AITIA_POLICY_FILE ? resolve(e.AITIA_POLICY_FILE) : undefined,
+    proxmox: {
+      url: e.AITIA_PROXMOX_URL?.replace(/\/$/, ''),
+      token: e.AITIA_PROXMOX_TOKEN,
+      caFile: e.AITIA_PROXMOX_CA_FILE,
+      insecure: e.AITIA_PROXMOX_INSECURE,
+      pollSeconds: e.AITIA_PROXMOX_POLL_SECONDS,
+    },
+    logLevel: e.AITIA_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,206 @@
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
+import { badInput, notFound } from '../errors.js';
+import {
+  RELATIONSHIP_TYPES,
+  RelationshipTypeSchema,
+  refusePair,
+  type EdgeInput,
+  type Kind,
+  type RelationshipType,
+} from '../model/index.js';
+import { EDGE_PROJECTION, edgeFromRow, type EdgeRecord } from './edge-record.js';
+import { isoNow } from './values.js';
+
+/**
+ * An edge is owned by whoever asserted it: it is keyed on (from, type, to, provenance, source), so
+ * a provider's observed edge, a resolver's inferred one and an agent's declared one can coexist and
+ * each can be withdrawn without touching the others.
+ */
+function mergeCypher(type: RelationshipType): string {
+  // `type` is checked against RELATIONSHIP_TYPES before it reaches here: never raw input.
+  if (!(RELATIONSHIP_TYPES as readonly string[]).includes(type)) throw new Error(`not a relationship type: ${type}`);
+  return `
+    UNWIND $rows AS row
+    MATCH (a:Resource {id: row.fromId}), (b:Resource {id: row.toId})
+    MERGE (a)-[e:${type} {provenance: row.provenance, source: row.source}]->(b)
+    ON CREATE SET e.firstSeen = datetime($now), e.created = true
+    WITH a, b, e, row, coalesce(e.created, false) AS created
+    SET e.lastSeen = datetime($now), e.updateTag = $tag,
+        e.rule = row.rule, e.confidence = row.confidence,
+        e.evidence = coalesce(row.evidence, e.evidence)
+    REMOVE e.created
+    RETURN ${EDGE_PROJECTION} AS edge, created`;
+}
+
+export interface SkippedEdge {
+  edge: EdgeInput;
+  reason: string;
+}
+
+export interface EdgeWriteResult {
+  written: number;
+  created: number;
+  skipped: SkippedEdge[];
+}
+
+async function kindsOf(tx: Pick<ManagedTransaction, 'run'> | Driver, ids: string[]): Promise<Map<string, Kind>> {
+  const q = 'UNWIND $ids AS id MATCH (r:Resource {id: id}) RETURN r.id AS id, r.kind AS kind';
+  const res = 'executeQuery' in tx ? await tx.executeQuery(q, { ids }) : await tx.run(q, { ids });
+  return new Map(res.records.map((r) => [r.get('id') as string, r.get('kind') as Kind]));
+}
+
+/** Why an edge cannot be written given its endpoints' kinds, or null. */
+function refuseEdge(edge: EdgeInput, kinds: Map<string, Kind>): string | null {
+  if (edge.fromId === edge.toId) return `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`;
+  const from = kinds.get(edge.fromId);
+  const to = kinds.get(edge.toId);
+  if (!from) return `source resource ${edge.fromId} does not exist`;
+  if (!to) return `target resource ${edge.toId} does not exist`;
+  return refusePair(edge.type, from, to);
+}
+
+/**
+ * Batch edge upsert for ingest and resolvers: edges with a missing endpoint or a disallowed kind
+ * pair are skipped and reported, never aborting the pass. Idempotent.
+ */
+export async function upsertEdges(
+  driver: Driver,
+  edges: EdgeInput[],
+  options: { updateTag?: string; observedAt?: string; batchSize?: number } = {},
+): Promise<EdgeWriteResult> {
+  const result: EdgeWriteResult = { written: 0, created: 0, skipped: [] };
+  const ids = [...new Set(edges.flatMap((e) => [e.fromId, e.toId]))];
+  const kinds = await kindsOf(driver, ids);
+  const byType = new Map<RelationshipType, EdgeInput[]>();
+  for (const e of edges) {
+    const reason = refuseEdge(e, kinds);
+    if (reason) result.skipped.push({ edge: e, reason });
+    else byType.set(e.type, [...(byType.get(e.type) ?? []), e]);
+  }
+  const now = options.observedAt ?? isoNow();
+  const size = options.batchSize ?? 1000;
+  for (const [type, rows] of byType) {
+    for (let i = 0; i < rows.length; i += size) {
+      const batch = rows.slice(i, i + size).map(edgeParams);
+      const res = await driver.executeQuery(mergeCypher(type), { rows: batch, now, tag: options.updateTag ?? null });
+      result.written += res.records.length;
+      result.created += res.records.filter((r) => r.get('created')).length;
+    }
+  }
+  return result;
+}
+
+function edgeParams(e: EdgeInput) {
+  return {
+    fromId: e.fromId,
+    toId: e.toId,
+    provenance: e.provenance,
+    source: e.source,
+    rule: e.rule ?? null,
+    confidence: e.confidence ?? null,
+    evidence: e.evidence ?? null,
+  };
+}
+
+/**
+ * Creates one relationship after validating it; refused input (unknown resource, self-loop,
+ * disallowed kind pair) is a BAD_USER_INPUT naming the field, and nothing is written. Validation
+ * and write share one transaction so a concurrent delete cannot slip between them.
+ */
+export async function createRelationship(driver: Driver, edge: EdgeInput): Promise<{ relationship: EdgeRecord; created: boolean }> {
+  const type = RelationshipTypeSchema.safeParse(edge.type);
+  if (!type.success) throw badInput('type', `must be one of ${RELATIONSHIP_TYPES.join(', ')}`);
+  if (edge.fromId === edge.toId) throw badInput('target', `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`);
+  const session = driver.session();
+  try {
+    return await session.executeWrite(async (tx) => {
+      const kinds = await kindsOf(tx, [edge.fromId, edge.toId]);
+      const from = kinds.get(edge.fromId);
+      const to = kinds.get(edge.toId);
+      if (!from) throw notFound('source', `resource ${edge.fromId}`);
+      if (!to) throw notFound('target', `resource ${edge.toId}`);
+      const refused = refusePair(edge.type, from, to);
+      if (refused) throw badInput('type', refused);
+      const res = await tx.run(mergeCypher(edge.type), { rows: [edgeParams(edge)], now: isoNow(), tag: null });
+      const rec = res.records[0]!;
+      return { relationship: edgeFromRow(rec.get('edge')), created: Boolean(rec.get('created')) };
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+export type Direction = 'OUT' | 'IN' | 'BOTH';
+
+/** Edges touching a resource, optionally of some types, in a direction; each with its provenance. */
+export async function relationsOf(
+  driver: Driver,
+  id: string,
+  options: { types?: RelationshipType[] | null; direction?: Direction } = {},
+): Promise<EdgeRecord[]> {
+  return (await relationsOfMany(driver, [id], options)).get(id) ?? [];
+}
+
+/** Batched form for DataLoaders: one query for many resources. */
+export async function relationsOfMany(
+  driver: Driver,
+  ids: readonly string[],
+  options: { types?: RelationshipType[] | null; direction?: Direction } = {},
+): Promise<Map<string, EdgeRecord[]>> {
+  const types = options.types && options.types.length > 0 ? options.types : [...RELATIONSHIP_TYPES];
+  for (const t of types) if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t)) throw badInput('types', `unknown relationship type ${t}`);
+  const direction = options.direction ?? 'BOTH';
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS rid
+     MATCH (x:Resource {id: rid})
+     CALL (x) {
+       MATCH (a)-[e]->(b) WHERE a = x AND $dir <> 'IN' RETURN a, e, b
+       UNION
+       MATCH (a)-[e]->(b) WHERE b = x AND $dir <> 'OUT' RETURN a, e, b
+     }
+     WITH rid, a, e, b WHERE type(e) IN $types
+     RETURN rid, ${EDGE_PROJECTION} AS edge ORDER BY type(e), a.id, b.id`,
+    { ids: [...new Set(ids)], types, dir: direction },
+    { routing: 'READ' },
+  );
+  const out = new Map<string, EdgeRecord[]>();
+  for (const r of records) {
+    const rid = r.get('rid') as string;
+    out.set(rid, [...(out.get(rid) ?? []), edgeFromRow(r.get('edge'))]);
+  }
+  return out;
+}
+
+/** Removes one edge; observed edges belong to their provider and are refused. */
+export async function removeRelationship(
+  driver: Driver,
+  ref: { fromId: string; toId: string; type: RelationshipType; source?: string | null },
+): Promise<{ removed: number }> {
+  const type = RelationshipTypeSchema.safeParse(ref.type);
+  if (!type.success) throw badInput('type', `must be one of ${RELATIONSHIP_TYPES.join(', ')}`);
+  const session = driver.session();
+  try {
+    return await session.executeWrite(async (tx) => {
+      const found = await tx.run(
+        `MATCH (a:Resource {id: $from})-[e:${type.data}]->(b:Resource {id: $to})
+         WHERE $source IS NULL OR e.source = $source
+         RETURN e.provenance AS provenance, e.source AS source`,
+        { from: ref.fromId, to: ref.toId, source: ref.source ?? null },
+      );
+      if (found.records.length === 0) throw notFound('relationship', `${ref.type} from ${ref.fromId} to ${ref.toId}`);
+      const observed = found.records.filter((r) => r.get('provenance') === 'observed');
+      if (observed.length > 0 && observed.length === found.records.length) {
+        throw badInput('relationship', `observed edges belong to their provider (${observed[0]!.get('source')}) and cannot be removed; they go when the provider stops reporting them`);
+      }
+      const del = await tx.run(
+        `MATCH (a:Resource {id: $from})-[e:${type.data}]->(b:Resource {id: $to})
+         WHERE e.provenance <> 'observed' AND ($source IS NULL OR e.source = $source)
+         DELETE e RETURN count(*) AS n`,
+        { from: ref.fromId, to: ref.toId, source: ref.source ?? null },
+      );
+      return { removed: Number(del.records[0]?.get('n') ?? 0) };
+    });
+  } finally {
+    await session.close();
+  }
+}

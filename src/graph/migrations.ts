@@ -1,0 +1,94 @@
+import type { Driver } from 'neo4j-driver';
+
+/** One versioned schema step. Every statement is idempotent (`IF NOT EXISTS`), so reruns are safe. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+/** The schema, oldest first. Append only: never edit a released step, add a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'identity constraints and look-up indexes',
+    statements: [
+      'CREATE CONSTRAINT aitia_migration_version IF NOT EXISTS FOR (m:AitiaMigration) REQUIRE m.version IS UNIQUE',
+      'CREATE CONSTRAINT resource_id IF NOT EXISTS FOR (r:Resource) REQUIRE r.id IS UNIQUE',
+      'CREATE CONSTRAINT event_id IF NOT EXISTS FOR (e:Event) REQUIRE e.id IS UNIQUE',
+      'CREATE CONSTRAINT transition_id IF NOT EXISTS FOR (t:Transition) REQUIRE t.id IS UNIQUE',
+      'CREATE CONSTRAINT condition_id IF NOT EXISTS FOR (c:Condition) REQUIRE c.id IS UNIQUE',
+      'CREATE INDEX resource_kind IF NOT EXISTS FOR (r:Resource) ON (r.kind)',
+      'CREATE INDEX resource_name IF NOT EXISTS FOR (r:Resource) ON (r.name)',
+      'CREATE INDEX resource_provider IF NOT EXISTS FOR (r:Resource) ON (r.provider)',
+      'CREATE INDEX resource_update_tag IF NOT EXISTS FOR (r:Resource) ON (r.updateTag)',
+      // The correlator's candidate look-up: events of one resource in a time window.
+      'CREATE INDEX event_resource_time IF NOT EXISTS FOR (e:Event) ON (e.resourceId, e.startedAt)',
+      'CREATE INDEX event_node_time IF NOT EXISTS FOR (e:Event) ON (e.node, e.startedAt)',
+      'CREATE INDEX transition_resource_time IF NOT EXISTS FOR (t:Transition) ON (t.resourceId, t.observedAt)',
+      'CREATE INDEX condition_resource_status IF NOT EXISTS FOR (c:Condition) ON (c.resourceId, c.status)',
+      'CREATE INDEX condition_status_type IF NOT EXISTS FOR (c:Condition) ON (c.status, c.type)',
+    ],
+  },
+];
+
+export interface MigrationResult {
+  applied: number[];
+  alreadyApplied: number[];
+}
+
+/** Two processes creating the same rule at once: one of them is told it already exists. */
+function alreadyExists(code: string): boolean {
+  return /EquivalentSchemaRuleAlreadyExists|ConstraintAlreadyExists|IndexAlreadyExists/.test(code);
+}
+
+async function runSchemaStatement(driver: Driver, statement: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await driver.executeQuery(statement);
+      return;
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (alreadyExists(code)) return;
+      if (code.startsWith('Neo.TransientError') && attempt < 5) {
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/**
+ * Applies every migration not yet recorded, in order, and records each as an `AitiaMigration`
+ * node. Safe to run twice, or from two processes at once: statements are idempotent and the
+ * record is a MERGE on a unique version.
+ */
+export async function migrate(driver: Driver, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationResult> {
+  const { records } = await driver.executeQuery('MATCH (m:AitiaMigration) RETURN m.version AS v');
+  const done = new Set(records.map((r) => Number(r.get('v'))));
+  const result: MigrationResult = { applied: [], alreadyApplied: [] };
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (done.has(m.version)) {
+      result.alreadyApplied.push(m.version);
+      continue;
+    }
+    for (const s of m.statements) await runSchemaStatement(driver, s);
+    await driver.executeQuery('CALL db.awaitIndexes(300)');
+    await driver.executeQuery(
+      'MERGE (m:AitiaMigration {version: $version}) ON CREATE SET m.name = $name, m.appliedAt = datetime()',
+      { version: m.version, name: m.name },
+    );
+    result.applied.push(m.version);
+  }
+  return result;
+}
+
+/** The latest version recorded in the graph, or 0; `/readyz` compares it with the code's. */
+export async function appliedVersion(driver: Driver): Promise<number> {
+  const { records } = await driver.executeQuery('MATCH (m:AitiaMigration) RETURN max(m.version) AS v');
+  const v = records[0]?.get('v');
+  return v == null ? 0 : Number(v);
+}
+
+export const LATEST_MIGRATION = Math.max(...MIGRATIONS.map((m) => m.version));

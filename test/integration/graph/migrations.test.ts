@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { LATEST_MIGRATION, MIGRATIONS, appliedVersion, migrate } from '../../../src/graph/index.js';
+import { useGraph } from '../../support/graph.js';
+
+const { driver } = useGraph();
+
+describe('migrations', () => {
+  it('are already applied by the test setup and run again without error', async () => {
+    expect(await appliedVersion(driver)).toBe(LATEST_MIGRATION);
+    const again = await migrate(driver);
+    expect(again.applied).toEqual([]);
+    expect(again.alreadyApplied).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('survive two concurrent runners and re-applying every statement', async () => {
+    const [a, b] = await Promise.all([migrate(driver), migrate(driver)]);
+    expect(a.applied).toEqual([]);
+    expect(b.applied).toEqual([]);
+    // Re-run the statements themselves, as a fresh database racing another process would.
+    await Promise.all(MIGRATIONS[0]!.statements.map((s) => driver.executeQuery(s)));
+    const { records } = await driver.executeQuery('SHOW CONSTRAINTS YIELD name RETURN collect(name) AS names');
+    expect(records[0]!.get('names')).toEqual(expect.arrayContaining(['resource_id', 'event_id', 'transition_id', 'condition_id']));
+    const idx = await driver.executeQuery('SHOW INDEXES YIELD name RETURN collect(name) AS names');
+    expect(idx.records[0]!.get('names')).toEqual(expect.arrayContaining(['resource_kind', 'resource_name', 'event_resource_time']));
+  });
+});
