@@ -1,5 +1,6 @@
 export * from './attributes.js';
 export * from './conditions.js';
+export * from './events.js';
 export * from './ids.js';
 export * from './kinds.js';
 export * from './proxmox-states.js';

@@ -1,0 +1,146 @@
+import { DateTime } from 'luxon';
+import { recordNoun, whenPhrase } from './describe.js';
+import { REQUEST_CHAINS } from './request-chains.js';
+import type { Attribution, AttributionEvent, Transition } from './types.js';
+
+/** What the narrative names: kind, display name and id of the resource. */
+export interface NarrativeResource {
+  id: string;
+  kind: string;
+  name?: string | null;
+}
+
+export interface NarrativeOptions {
+  /** An IANA zone (`Europe/Berlin`) or `UTC` (the default); always named in the text. */
+  zone?: string;
+}
+
+export type NarrativeResult = { ok: true; text: string; zone: string } | { ok: false; reason: string };
+
+/** Renders times in one zone: full date for the observation, time only for events on the same day. */
+interface Clock {
+  label: string;
+  full(iso: string): string;
+  short(iso: string): string;
+}
+
+function clockFor(zone: string, observedAt: string): Clock | string {
+  const observed = DateTime.fromISO(observedAt, { setZone: true });
+  if (!observed.isValid) return `observedAt ${JSON.stringify(observedAt)} is not an ISO-8601 time`;
+  const local = observed.setZone(zone);
+  if (!local.isValid) return `unknown time zone ${JSON.stringify(zone)}`;
+  const label = zone.toUpperCase() === 'UTC' ? 'UTC' : `${local.zoneName} (UTC${local.toFormat('ZZ')})`;
+  const at = (iso: string) => DateTime.fromISO(iso, { setZone: true }).setZone(zone);
+  return {
+    label,
+    full: (iso) => at(iso).toFormat('yyyy-MM-dd HH:mm:ss'),
+    short: (iso) => (at(iso).hasSame(local, 'day') ? at(iso).toFormat('HH:mm:ss') : at(iso).toFormat('yyyy-MM-dd HH:mm:ss')),
+  };
+}
+
+function statusWords(e: AttributionEvent): string | null {
+  switch (e.statusClass) {
+    case 'ok':
+      return e.provider === 'proxmox' ? 'OK' : null;
+    case 'warning':
+      return e.statusText ?? 'finished with warnings';
+    case 'error':
+      return `failed: ${e.statusText ?? 'error'}`;
+    case 'unknown':
+      return e.statusText ? `outcome unknown (${e.statusText})` : 'outcome unknown';
+    case 'running':
+      return 'still running';
+  }
+}
+
+/** `task qmstop (UPID:…), 02:08:29–02:08:30 UTC, OK`; with `by`, the actor follows the id. */
+function eventPhrase(e: AttributionEvent, c: Clock, by?: string): string {
+  const head = `${recordNoun(e.provider)} ${e.rawType} (${e.id})${by ? ` by ${by}` : ''}`;
+  const when =
+    e.endedAt === e.startedAt
+      ? `at ${c.short(e.startedAt)} ${c.label}`
+      : e.endedAt
+        ? `${c.short(e.startedAt)}–${c.short(e.endedAt)} ${c.label}`
+        : `started ${c.short(e.startedAt)} ${c.label}${e.statusClass === 'running' ? '' : ' (end not reported)'}`;
+  const status = statusWords(e);
+  return `${head}, ${when}${status ? `, ${status}` : ''}`;
+}
+
+function verbFor(from: string, to: string): string {
+  if (to === 'running') {
+    if (from === 'stopped') return 'Started';
+    if (from === 'migrating') return 'Migrated';
+    if (from === 'unreachable') return 'Reconnected';
+    return 'Resumed';
+  }
+  const verbs: Record<string, string> = {
+    stopped: 'Stopped', paused: 'Paused', suspended: 'Suspended', frozen: 'Frozen', migrating: 'Migrated',
+    unreachable: 'Made unreachable', offline: 'Taken offline', online: 'Brought online',
+  };
+  return verbs[to] ?? 'Changed';
+}
+
+function actorPhrase(a: Pick<Attribution, 'actor' | 'actorKind'>): string {
+  if (a.actor) return a.actor;
+  return a.actorKind === 'ha_manager' ? 'the HA manager' : 'the system (no user recorded)';
+}
+
+/** "; requested by bob@pve via an HA request — task hastop (…)" when a request chain was found. */
+function requestPhrase(a: Attribution, c: Clock): string {
+  const request = a.events.find((e) => e.role === 'request');
+  if (!request) return '';
+  const label = REQUEST_CHAINS.find((ch) => ch.request === request.type)?.label ?? 'a request';
+  return `; requested by ${actorPhrase(request)} via ${label} — ${eventPhrase(request, c)}`;
+}
+
+/** "Stopped by alice@pve via an HA request — task hastop (…); executed by the HA manager as root@pam — task qmshutdown (…)". */
+function causePhrase(verb: string, a: Attribution, c: Clock): string {
+  const cause = a.events.find((e) => e.role === 'cause')!;
+  const request = a.events.find((e) => e.role === 'request');
+  if (!request) return `${verb} by ${actorPhrase(a)} — ${eventPhrase(cause, c)}`;
+  const label = REQUEST_CHAINS.find((ch) => ch.request === request.type)?.label ?? 'a request';
+  const executor = a.executorKind === 'ha_manager' ? 'the HA manager' : a.executorKind === 'system' ? 'Proxmox' : 'the system';
+  return `${verb} by ${actorPhrase(a)} via ${label} — ${eventPhrase(request, c)}; executed by ${executor} as ${a.executor ?? 'an unnamed user'} — ${eventPhrase(cause, c)}`;
+}
+
+/**
+ * The incident sentence(s) for one attributed transition, in UTC or the zone asked for (always
+ * named). Says only what the records say: medium and low never claim a cause, none says unknown.
+ */
+export function narrate(
+  resource: NarrativeResource,
+  transition: Pick<Transition, 'from' | 'to' | 'observedAt'>,
+  attribution: Attribution,
+  options: NarrativeOptions = {},
+): NarrativeResult {
+  const zone = options.zone ?? 'UTC';
+  const clock = clockFor(zone, transition.observedAt);
+  if (typeof clock === 'string') return { ok: false, reason: clock };
+  const who = resource.name ? `${resource.kind} ${resource.name} (${resource.id})` : `${resource.kind} ${resource.id}`;
+  const head = `${who} went ${transition.from} → ${transition.to} at ${clock.full(transition.observedAt)} ${clock.label}.`;
+  const cause = attribution.events.find((e) => e.role === 'cause');
+  if (attribution.confidence === 'none' || !cause) {
+    const why =
+      attribution.consideredEvents === 0
+        ? `No task or event on this resource in the ${attribution.lookbackSeconds} s before the change`
+        : `The ${attribution.consideredEvents} task(s)/event(s) on this resource in the ${attribution.lookbackSeconds} s before the change already explain earlier transitions`;
+    return { ok: true, zone: clock.label, text: `${head} ${why}; the cause is unknown.` };
+  }
+  const noun = recordNoun(cause.provider);
+  const when = whenPhrase(attribution.deltaSeconds ?? 0, cause.statusClass === 'running');
+  let body: string;
+  if (attribution.confidence === 'high') {
+    body = `${causePhrase(verbFor(transition.from, transition.to), attribution, clock)}. Confidence high: expected ${noun} type, ${when}.`;
+  } else if (attribution.confidence === 'medium') {
+    const why = !attribution.expectedType
+      ? `unexpected ${noun} type for ${transition.from} → ${transition.to}`
+      : cause.statusClass === 'ok' || cause.statusClass === 'warning' || cause.statusClass === 'running'
+        ? `expected ${noun} type, but outside the high-confidence window`
+        : `${noun} of the expected type that did not succeed`;
+    body = `Possibly related: ${eventPhrase(cause, clock, actorPhrase(cause))}${requestPhrase(attribution, clock)}. Confidence medium: ${why}, ${when}; the cause is not established.`;
+  } else {
+    const by = `${actorPhrase(cause)}${cause.node ? ` on ${cause.node}` : ''}`;
+    body = `Provider-level activity nearby: ${eventPhrase(cause, clock, by)}. Confidence low: nothing on this resource itself, ${when}; the cause is not established.`;
+  }
+  return { ok: true, zone: clock.label, text: `${head} ${body}` };
+}

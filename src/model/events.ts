@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import type { Kind } from './kinds.js';
+
+/**
+ * Normalised event types: what a provider log entry (a Proxmox task, a vCenter event) did, in one
+ * vocabulary for both providers. Names are `<scope>_<verb>`; guest verbs use `vm_` for VMs and
+ * containers alike (the resource id says which). `*_request` types are asks that another party
+ * executes (HA manager, guest OS); `bulk_*` are node-wide actions with no single guest; `other`
+ * keeps anything the tables do not know, with its raw type beside it.
+ */
+export const EVENT_TYPES = [
+  'vm_start',
+  'vm_stop',
+  'vm_shutdown',
+  'vm_reboot',
+  'vm_reset',
+  'vm_pause',
+  'vm_suspend',
+  'vm_resume',
+  'vm_starting',
+  'vm_stopping',
+  'vm_suspending',
+  'vm_resuming',
+  'vm_delete',
+  'vm_migrate',
+  'vm_create',
+  'vm_clone',
+  'vm_restore',
+  'vm_template',
+  'vm_snapshot',
+  'vm_snapshot_delete',
+  'vm_rollback',
+  'vm_move_disk',
+  'vm_backup',
+  'vm_config',
+  'vm_rename',
+  'vm_connect',
+  'vm_disconnect',
+  'vm_power_on_failed',
+  'vm_power_off_failed',
+  'vm_guest_shutdown_request',
+  'vm_guest_reboot_request',
+  'vm_guest_standby_request',
+  'vm_restarted_by_ha',
+  'ha_start_request',
+  'ha_stop_request',
+  'ha_migrate_request',
+  'bulk_start',
+  'bulk_stop',
+  'bulk_suspend',
+  'bulk_migrate',
+  'host_connect',
+  'host_disconnect',
+  'host_connection_lost',
+  'host_shutdown',
+  'node_service_reload',
+  'node_apt_update',
+  'other',
+] as const;
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+/**
+ * How an event ended. `running` = not finished when read; `unknown` = the provider could not say
+ * (Proxmox `unexpected status`: the worker vanished, e.g. its node crashed).
+ */
+export const STATUS_CLASSES = ['ok', 'warning', 'error', 'unknown', 'running'] as const;
+export const StatusClassSchema = z.enum(STATUS_CLASSES);
+export type StatusClass = z.infer<typeof StatusClassSchema>;
+
+/**
+ * Who stands behind an event. `ha_manager` executes on behalf of a requester; `system` is a
+ * provider acting on its own (vCenter events with an empty userName: DRS, guest-initiated).
+ * root@pam is `human` at ingest: the CLI and the web UI look the same in the task lists.
+ */
+export const ACTOR_KINDS = ['human', 'api_token', 'ha_manager', 'system'] as const;
+export const ActorKindSchema = z.enum(ACTOR_KINDS);
+export type ActorKind = z.infer<typeof ActorKindSchema>;
+
+/** How sure an attribution is. `low` is defined but only emitted when asked for. */
+export const ATTRIBUTION_CONFIDENCES = ['high', 'medium', 'low', 'none'] as const;
+export const AttributionConfidenceSchema = z.enum(ATTRIBUTION_CONFIDENCES);
+export type AttributionConfidence = z.infer<typeof AttributionConfidenceSchema>;
+
+/**
+ * One provider log entry, normalised, as the graph stores it. Times are ISO-8601 UTC. Fields a
+ * provider does not carry are `null`, never "".
+ */
+export interface EventRecord {
+  /** The UPID string, or `vcenter:<server>/event/<key>`: the event's identity, idempotent on re-ingest. */
+  id: string;
+  provider: 'proxmox' | 'vcenter';
+  /** The resource it concerns (`proxmox:<cluster>/qemu/<vmid>`, `vcenter:<server>/vm/<moref>`), or null for node/provider-wide activity. */
+  resourceId: string | null;
+  /** Kind of `resourceId` when known. */
+  resourceKind: Kind | null;
+  /** The provider's own object id: the UPID id field (VMID, service name, ''→null) or the vCenter moref. */
+  objectId: string | null;
+  /** The node or host resource the event ran on (`proxmox:<cluster>/node/<node>`, `vcenter:<server>/host/<moref>`). */
+  hostId: string | null;
+  /** Node / host name as the provider wrote it (for a vCenter migration: the destination). */
+  node: string | null;
+  /** vCenter migrations: the source host's name. */
+  sourceNode: string | null;
+  type: EventType;
+  /** The provider's word: task type (`qmstop`), event class (`VmPoweredOffEvent`) or EventEx type id. */
+  rawType: string;
+  /** `user@realm`, `user@realm!tokenid`, a vCenter user name; null for system actions. */
+  actor: string | null;
+  actorKind: ActorKind;
+  tokenId: string | null;
+  startedAt: string;
+  /** Null while running, or when the source gave no end (task status bodies carry no endtime). */
+  endedAt: string | null;
+  statusClass: StatusClass;
+  /** The provider's status text (`OK`, `WARNINGS: 2`, the error message); null while running. */
+  statusText: string | null;
+  /** vCenter: key of the task event that started the chain. */
+  chainId: string | null;
+  message: string | null;
+  /** Proxmox worker identity (pid + pstart); null for vCenter or when not reported. */
+  pid: number | null;
+  pstart: number | null;
+}
