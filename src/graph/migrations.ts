@@ -30,6 +30,17 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX condition_status_type IF NOT EXISTS FOR (c:Condition) ON (c.status, c.type)',
     ],
   },
+  {
+    version: 2,
+    name: 'ingest staleness and condition look-ups',
+    statements: [
+      // Operators list what a complete sync no longer saw: `WHERE r.missingSince IS NOT NULL`.
+      'CREATE INDEX resource_missing_since IF NOT EXISTS FOR (r:Resource) ON (r.missingSince)',
+      // One open condition per (resource, type): the repository looks it up on every open/resolve.
+      'CREATE INDEX condition_resource_type_status IF NOT EXISTS FOR (c:Condition) ON (c.resourceId, c.type, c.status)',
+      'CREATE INDEX condition_opened_at IF NOT EXISTS FOR (c:Condition) ON (c.openedAt)',
+    ],
+  },
 ];
 
 export interface MigrationResult {
