@@ -1,0 +1,16 @@
+// The gate's public surface. The command classifier's internals (shell reading, rule tables,
+// wrappers) stay private to src/policy.
+export * from './canonical-json.js';
+export * from './classify.js';
+export * from './command-classifier.js';
+export * from './elevation.js';
+export * from './entity-types.js';
+export * from './forbidden.js';
+export * from './lifecycle.js';
+export * from './load.js';
+export * from './match-rule.js';
+export * from './preflight.js';
+export * from './risk.js';
+export * from './schema.js';
+export * from './target-facts.js';
+export * from './transition-gate.js';

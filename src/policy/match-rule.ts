@@ -1,0 +1,64 @@
+import { lineageOf, type EntityType } from './entity-types.js';
+import { canonicalAction } from './forbidden.js';
+import type { AutonomyLevel, RiskClass } from './risk.js';
+import type { Policy } from './schema.js';
+import type { TargetFacts } from './target-facts.js';
+
+/** The rule a decision rests on, as an auditor reads it. */
+export interface MatchedRule {
+  /** Position in the policy's approval_rules (with the policy digest, it pins the rule). */
+  index: number;
+  entityType: string;
+  action: string;
+  scopeEntity: string | null;
+  riskClass: RiskClass;
+  autonomyLevel: AutonomyLevel;
+  /** Why this rule won: it names the target, the target's own type, or an ancestor type. */
+  matchedBy: 'scope_entity' | 'type' | 'ancestor';
+}
+
+/** The winning rule, or the types that were searched in vain. */
+export type RuleLookup = { found: true; rule: MatchedRule } | { found: false; searched: EntityType[] };
+
+/**
+ * The most specific rule for `action` on `target`: a rule scoped to this very entity beats one on
+ * its concrete type, which beats one on the nearest ancestor. Ties (only possible between a rule
+ * scoped by slug and one scoped by id) go to the nearer type, then to the earlier rule.
+ */
+export function findRule(policy: Policy, target: TargetFacts, entityType: EntityType, action: string): RuleLookup {
+  const wanted = canonicalAction(action);
+  const lineage: string[] = lineageOf(entityType);
+  let best: { rank: number; index: number } | null = null;
+  policy.approval_rules.forEach((rule, index) => {
+    if (rule.action !== wanted) return;
+    const distance = lineage.indexOf(rule.entity_type);
+    if (distance < 0) return;
+    let rank = distance;
+    if (rule.scope_entity !== undefined) {
+      if (rule.scope_entity !== target.slug && rule.scope_entity !== target.id) return;
+      rank = distance - lineage.length; // every scoped match outranks every unscoped one
+    }
+    if (best === null || rank < best.rank || (rank === best.rank && index < best.index)) best = { rank, index };
+  });
+  if (best === null) return { found: false, searched: lineageOf(entityType) };
+  const { index } = best as { rank: number; index: number };
+  const rule = policy.approval_rules[index]!;
+  return {
+    found: true,
+    rule: {
+      index,
+      entityType: rule.entity_type,
+      action: rule.action,
+      scopeEntity: rule.scope_entity ?? null,
+      riskClass: rule.risk_class,
+      autonomyLevel: rule.autonomy_level,
+      matchedBy: rule.scope_entity !== undefined ? 'scope_entity' : rule.entity_type === entityType ? 'type' : 'ancestor',
+    },
+  };
+}
+
+/** A one-line description of a rule for a decision's reasons. */
+export function describeRule(rule: MatchedRule): string {
+  const scope = rule.scopeEntity === null ? '' : ` scoped to ${rule.scopeEntity}`;
+  return `matched approval_rules.${rule.index} (${rule.entityType} ${rule.action}${scope}, by ${rule.matchedBy}): ${rule.riskClass} / ${rule.autonomyLevel}`;
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { parseSlug, ResourceIdSchema } from '../model/ids.js';
+import { LIFECYCLES } from '../model/kinds.js';
+import { ENTITY_TYPES, isA, isEntityType, KIND_ENTITY_TYPES } from './entity-types.js';
+import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from './risk.js';
+
+const RiskClassSchema = z.enum(RISK_CLASSES);
+const AutonomySchema = z.enum(AUTONOMY_LEVELS);
+
+/** Action names are kebab-case (`cache-clear`); callers' `cache_clear` is normalised to it. */
+export const ActionNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'must be kebab-case, e.g. cache-clear');
+
+const EntityTypeSchema = z
+  .string()
+  .refine(isEntityType, { message: `unknown entity type (known: ${ENTITY_TYPES.join(', ')})` });
+
+/** True for a `kind:name` slug of a known kind, or a provider-scoped resource id. */
+function isEntityRef(value: string): boolean {
+  return ResourceIdSchema.safeParse(value).success || parseSlug(value).ok;
+}
+
+const EntityRefSchema = z
+  .string()
+  .refine(isEntityRef, { message: 'must be a kind:name slug (service:dns) or a resource id (proxmox:lab/qemu/101)' });
+
+const RiskClassDefSchema = z.strictObject({
+  approval_required: z.enum(APPROVAL_REQUIREMENTS),
+  autonomy_allowed: z.boolean(),
+  description: z.string().optional(),
+});
+
+/** One approval rule: (entity type, action), optionally narrowed to a single entity. */
+export const ApprovalRuleSchema = z.strictObject({
+  entity_type: EntityTypeSchema,
+  action: ActionNameSchema,
+  scope_entity: EntityRefSchema.optional(),
+  risk_class: RiskClassSchema,
+  autonomy_level: AutonomySchema,
+  note: z.string().optional(),
+});
+export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
+
+const ClassOverridesSchema = z.partialRecord(RiskClassSchema, AutonomySchema);
+
+/** The whole policy document (policy/default.yaml is the shipped instance). */
+export const PolicySchema = z
+  .strictObject({
+    version: z.literal(1),
+    risk_classes: z.strictObject({
+      read_only: RiskClassDefSchema,
+      reversible_low: RiskClassDefSchema,
+      config_mutation: RiskClassDefSchema,
+      destructive: RiskClassDefSchema,
+    }),
+    approval_rules: z.array(ApprovalRuleSchema).min(1),
+    // Added to the built-in forbidden patterns; the built-ins cannot be removed by a policy.
+    forbidden_actions: z.array(z.string().regex(/^[a-z0-9_*-]+$/, 'use letters, digits, _ - and * only')).default([]),
+    autonomy_settings: z.strictObject({
+      global: z.strictObject({ auto_act: z.enum(['off', 'reversible_low']).default('off') }).default({ auto_act: 'off' }),
+      // entity slug, resource id or entity type → why it must never act on its own
+      never_auto_act: z
+        .record(z.string().refine((k) => isEntityRef(k) || isEntityType(k), { message: 'must be a slug, resource id or entity type' }), z.string())
+        .default({}),
+      lifecycle_override: z.partialRecord(z.enum(LIFECYCLES), ClassOverridesSchema).default({}),
+    }),
+    attribution: z
+      .strictObject({ suppression: z.enum(['off', 'shadow', 'on']).default('shadow') })
+      .default({ suppression: 'shadow' }),
+  })
+  .superRefine((policy, ctx) => {
+    const destructive = policy.risk_classes.destructive;
+    if (destructive.autonomy_allowed) {
+      ctx.addIssue({ code: 'custom', path: ['risk_classes', 'destructive', 'autonomy_allowed'], message: 'a destructive action is never autonomous; must be false' });
+    }
+    if (destructive.approval_required === 'none') {
+      ctx.addIssue({ code: 'custom', path: ['risk_classes', 'destructive', 'approval_required'], message: 'a destructive action always needs an operator' });
+    }
+    const seen = new Map<string, number>();
+    policy.approval_rules.forEach((rule, i) => {
+      const key = `${rule.entity_type}|${rule.action}|${rule.scope_entity ?? ''}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['approval_rules', i], message: `duplicates approval_rules.${first} (same entity_type, action and scope_entity)` });
+      } else seen.set(key, i);
+      if (rule.risk_class === 'destructive' && rule.autonomy_level === 'auto') {
+        ctx.addIssue({ code: 'custom', path: ['approval_rules', i, 'autonomy_level'], message: 'a destructive rule cannot be auto; use escalate or never' });
+      }
+      const slug = rule.scope_entity === undefined ? null : parseSlug(rule.scope_entity);
+      if (slug?.ok && isEntityType(rule.entity_type)) {
+        const kindType = KIND_ENTITY_TYPES[slug.kind];
+        if (!isA(rule.entity_type, kindType) && !isA(kindType, rule.entity_type)) {
+          ctx.addIssue({ code: 'custom', path: ['approval_rules', i, 'scope_entity'], message: `${rule.scope_entity} is a ${kindType}, which is never a ${rule.entity_type}` });
+        }
+      }
+    });
+  });
+
+/** A validated policy, defaults applied. */
+export type Policy = z.infer<typeof PolicySchema>;
+/** The suppression mode of the transition gate. */
+export type SuppressionMode = Policy['attribution']['suppression'];

@@ -1,0 +1,30 @@
+import type { Kind, Lifecycle } from '../model/kinds.js';
+import { isEntityType, KIND_ENTITY_TYPES, type EntityType } from './entity-types.js';
+
+/**
+ * What the gate knows about an action's target. The graph look-up happens elsewhere and passes
+ * these facts in, which keeps the gate pure: same facts, same decision.
+ */
+export interface TargetFacts {
+  id: string;
+  kind: Kind;
+  /** `kind:name`, what scope_entity rules and never_auto_act name. */
+  slug: string;
+  name: string;
+  /** A finer type than the kind gives (a service that is a docker-container); defaults from kind. */
+  entityType?: string | null;
+  lifecycle: Lifecycle;
+  /** Descriptive attributes, e.g. `qemu_guest_agent: "running"`. */
+  attributes?: Readonly<Record<string, unknown>>;
+}
+
+/** The target's entity type, or why it has none the hierarchy knows (which fails closed). */
+export function resolveEntityType(target: TargetFacts): { ok: true; type: EntityType } | { ok: false; reason: string } {
+  const declared = target.entityType;
+  if (declared === undefined || declared === null || declared === '') {
+    const fromKind = KIND_ENTITY_TYPES[target.kind] as EntityType | undefined;
+    if (fromKind === undefined) return { ok: false, reason: `kind "${String(target.kind)}" has no entity type` };
+    return { ok: true, type: fromKind };
+  }
+  return isEntityType(declared) ? { ok: true, type: declared } : { ok: false, reason: `unknown entity type "${declared}"` };
+}
