@@ -17,6 +17,8 @@ export interface ResourceRecord {
   firstSeen: string | null;
   lastSeen: string | null;
   missingSince: string | null;
+  /** Attribute keys the provider reported; agents cannot overwrite them. */
+  providerAttributeKeys: string[];
 }
 
 /** The Cypher projection every read uses, so records come back in one shape. */
@@ -46,6 +48,7 @@ export function resourceFromProperties(raw: unknown): ResourceRecord {
     firstSeen: (p.firstSeen as string | null) ?? null,
     lastSeen: (p.lastSeen as string | null) ?? null,
     missingSince: (p.missingSince as string | null) ?? null,
+    providerAttributeKeys: (p.providerAttrKeys as string[] | null) ?? [],
   };
 }
 

@@ -80,7 +80,7 @@ export async function upsertResources(driver: Driver, input: unknown[], options:
           r.lifecycle = CASE WHEN row.lifecycle IS NOT NULL THEN row.lifecycle
                              WHEN r.lifecycle IS NULL OR r.lifecycle = 'missing' THEN 'active'
                              ELSE r.lifecycle END
-      SET r += row.attrs
+      SET r += row.attrs, r.providerAttrKeys = row.attrKeys
       REMOVE r.created
       RETURN row.id AS id, previous, row.state AS state, created`;
     for (const batch of chunk(kindRows, options.batchSize ?? 1000)) {
@@ -93,6 +93,8 @@ export async function upsertResources(driver: Driver, input: unknown[], options:
         rawState: r.rawState ?? null,
         lifecycle: r.lifecycle ?? null,
         attrs: attributeProperties(r.attributes),
+        // Keys the provider reports are provider-owned: agents cannot overwrite them.
+        attrKeys: r.provider === 'manual' ? [] : Object.keys(r.attributes ?? {}),
       }));
       const res = await driver.executeQuery(cypher, { rows: params, now, tag: options.updateTag ?? null });
       for (const rec of res.records) {

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../errors.js';
-import type { RelationshipType } from '../model/index.js';
+import type { Kind, RelationshipType } from '../model/index.js';
 import { resourceFromProperties, type ResourceRecord } from './resource-record.js';
 import { toPlain } from './values.js';
 
@@ -29,7 +29,7 @@ export interface PathStep {
   type: RelationshipType;
   id: string;
   name: string;
-  kind: string;
+  kind: Kind;
 }
 
 export interface Reached {

@@ -9,3 +9,4 @@ export * from './resource.js';
 export * from './roles.js';
 export * from './states.js';
 export * from './vcenter-states.js';
+export * from './attribute-ownership.js';

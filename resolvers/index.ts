@@ -1,0 +1,20 @@
+import { mergeResolvers } from '@graphql-tools/merge';
+import type { Resolvers } from '../src/generated/graphql.js';
+import { aboutResolvers } from './about.js';
+import { auditResolvers } from './audit.js';
+import { conditionResolvers } from './conditions.js';
+import { healthResolvers } from './health.js';
+import { relationshipResolvers } from './relationships.js';
+import { resourceResolvers } from './resources.js';
+import { DateTimeScalar, JSONScalar } from './scalars.js';
+
+/** Every area's resolvers, one file per schema file. */
+export const resolvers = mergeResolvers([
+  { DateTime: DateTimeScalar, JSON: JSONScalar } as Resolvers,
+  aboutResolvers,
+  resourceResolvers,
+  relationshipResolvers,
+  conditionResolvers,
+  healthResolvers,
+  auditResolvers,
+]) as Resolvers;

@@ -1,0 +1,7 @@
+import type { CliCommand } from './context.js';
+import { neo4jCommand } from './neo4j.js';
+import { serveCommand } from './serve.js';
+import { tokensCommand } from './tokens.js';
+
+/** Every subcommand, in the order `aitia --help` lists them. */
+export const COMMANDS: CliCommand[] = [serveCommand, tokensCommand, neo4jCommand];

@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import { resolveClasspath, startEmbeddedNeo4j } from '../graph/embedded/index.js';
+import type { CliCommand } from './context.js';
+
+/** `aitia neo4j prepare|start`: build the embedded launcher (Maven, cached) or run it alone. */
+export const neo4jCommand: CliCommand = {
+  name: 'neo4j',
+  summary: 'prepare (download + compile, cached) or start the embedded Neo4j',
+  usage: 'aitia neo4j prepare | aitia neo4j start',
+  async run(args, ctx) {
+    const sub = args[0];
+    if (sub === 'prepare') {
+      const started = Date.now();
+      const cp = resolveClasspath({ log: (m) => ctx.print(m) });
+      ctx.print(`embedded Neo4j ready to start: ${cp.split(':').length} classpath entries (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      return 0;
+    }
+    if (sub === 'start') {
+      const neo = await startEmbeddedNeo4j({ dataDir: join(ctx.config.dataDir, 'neo4j'), log: (m) => ctx.print(m) });
+      ctx.print(`${neo.uri} (Ctrl-C to stop)`);
+      await new Promise<void>((r) => {
+        process.once('SIGINT', r);
+        process.once('SIGTERM', r);
+      });
+      await neo.stop();
+      return 0;
+    }
+    ctx.print(`usage: ${this.usage}`);
+    return 2;
+  },
+};

@@ -1,0 +1,68 @@
+import { AttributeKeySchema, AttributeValueSchema, type AttributeValue } from './attributes.js';
+
+/** Keys only the scheduler writes: health is derived from probes, never asserted. */
+export const SCHEDULER_OWNED_KEYS = ['health', 'last_check', 'last_check_at', 'lastCheckAt'] as const;
+/** Model fields that belong to the provider that reported the resource. */
+export const PROVIDER_OWNED_FIELDS = ['state', 'rawState', 'kind', 'provider', 'id', 'name'] as const;
+/** Bookkeeping fields set by aitia itself. */
+export const SYSTEM_FIELDS = ['slug', 'lifecycle', 'firstSeen', 'lastSeen', 'missingSince', 'updateTag', 'providerAttrKeys'] as const;
+
+export const HEALTH_MESSAGE =
+  'health is scheduler-owned and was not written: it is derived from probes by the scheduler. Observe it with the healthSummary query and checks(resourceId).';
+
+export interface AttributePlan {
+  /** Keys to write (`null` removes the key). */
+  set: Record<string, AttributeValue | null>;
+  ignored: Array<{ key: string; reason: string }>;
+  message: string;
+}
+
+/**
+ * Splits an agent's attribute update into what may be written and what is ignored (with the
+ * reason). Returns an error naming the first invalid key or value: then nothing is written.
+ */
+export function planAttributeUpdate(
+  input: unknown,
+  resource: { provider: string; providerAttributeKeys: readonly string[] },
+): { ok: true; plan: AttributePlan } | { ok: false; field: string; reason: string } {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, field: 'attributes', reason: 'must be a JSON object of key → value' };
+  }
+  const set: AttributePlan['set'] = {};
+  const ignored: AttributePlan['ignored'] = [];
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+    if ((SCHEDULER_OWNED_KEYS as readonly string[]).includes(key)) {
+      ignored.push({ key, reason: key === 'health' ? HEALTH_MESSAGE : `${key} is scheduler-owned: only health checks write it` });
+      continue;
+    }
+    if ((PROVIDER_OWNED_FIELDS as readonly string[]).includes(key)) {
+      ignored.push({ key, reason: `${key} is provider-owned: only the ${resource.provider} ingest writes it` });
+      continue;
+    }
+    if ((SYSTEM_FIELDS as readonly string[]).includes(key)) {
+      ignored.push({ key, reason: `${key} is maintained by aitia itself` });
+      continue;
+    }
+    if (resource.providerAttributeKeys.includes(key)) {
+      ignored.push({ key, reason: `${key} is reported by the ${resource.provider} provider; an agent cannot overwrite an observation` });
+      continue;
+    }
+    const k = AttributeKeySchema.safeParse(key);
+    if (!k.success) return { ok: false, field: `attributes.${key}`, reason: k.error.issues[0]!.message };
+    if (value === null) {
+      set[key] = null;
+      continue;
+    }
+    const v = AttributeValueSchema.safeParse(value);
+    if (!v.success) return { ok: false, field: `attributes.${key}`, reason: 'must be a string, number, boolean, or an array of those (max 256)' };
+    set[key] = v.data;
+  }
+  const written = Object.keys(set).length;
+  const healthIgnored = ignored.find((i) => i.key === 'health');
+  const message = healthIgnored
+    ? `${HEALTH_MESSAGE} ${written} attribute(s) written.`
+    : ignored.length > 0
+      ? `${written} attribute(s) written; ${ignored.length} ignored (see ignored).`
+      : `${written} attribute(s) written.`;
+  return { ok: true, plan: { set, ignored, message } };
+}

@@ -1,0 +1,42 @@
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { authPlugin, principals } from './auth.js';
+import type { AppServices, RequestContext } from './context.js';
+import { makeMaskError } from './errors.js';
+import { createLoaders } from './loaders.js';
+import { buildSchema } from './schema.js';
+import type { TokenStore } from './tokens.js';
+
+/** Query limits: each refusal is a clear validation error naming the limit. */
+export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens: 4_000, maxDirectives: 20 } as const;
+
+/** The GraphQL app at /graphql: auth, limits, masking, per-request DataLoaders. */
+export function createGraphqlApp(services: AppServices, tokens: TokenStore): YogaServerInstance<Record<string, never>, RequestContext> {
+  return createYoga<Record<string, never>, RequestContext>({
+    schema: buildSchema() as never,
+    graphqlEndpoint: '/graphql',
+    graphiql: { title: 'aitia', defaultQuery: '# Set the header Authorization: Bearer <token> below, then:\n{ about { version principal role } }\n' },
+    landingPage: false,
+    logging: false,
+    maskedErrors: { maskError: makeMaskError(services.log) },
+    plugins: [
+      authPlugin(tokens),
+      // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
+      // precisely than the cost that follows from them.
+      maxTokensPlugin({ n: LIMITS.maxTokens, exposeLimits: true }),
+      maxDepthPlugin({ n: LIMITS.maxDepth, exposeLimits: true, flattenFragments: true }),
+      maxAliasesPlugin({ n: LIMITS.maxAliases, exposeLimits: true }),
+      maxDirectivesPlugin({ n: LIMITS.maxDirectives, exposeLimits: true }),
+      costLimitPlugin({ maxCost: LIMITS.maxCost, exposeLimits: true }),
+    ],
+    context: ({ request }) => {
+      const principal = principals.get(request);
+      if (!principal) throw new Error('request reached GraphQL without a principal');
+      return { services, driver: services.driver, principal, loaders: createLoaders(services.driver) };
+    },
+  });
+}

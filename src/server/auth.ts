@@ -1,0 +1,40 @@
+import type { Plugin } from 'graphql-yoga';
+import type { Principal } from './permissions.js';
+import type { TokenStore } from './tokens.js';
+
+/** The bearer token of a request, or null. */
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get('authorization') ?? '';
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+/** GraphiQL's HTML page may load without a token; every GraphQL operation needs one. */
+function isGraphiqlPage(request: Request): boolean {
+  return request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
+}
+
+/** Resolved principals, per request, so the context factory does not hash the token twice. */
+export const principals = new WeakMap<Request, Principal>();
+
+/** Answers HTTP 401 for a missing or unknown token before any GraphQL work is done. */
+export function authPlugin(tokens: TokenStore): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (isGraphiqlPage(request)) return;
+      const token = bearerToken(request);
+      const principal = token ? tokens.authenticate(token) : null;
+      if (!principal) {
+        const message = token ? 'unknown bearer token' : 'missing bearer token: send Authorization: Bearer <token>';
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
+            status: 401,
+            headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="aitia"' },
+          }),
+        );
+        return;
+      }
+      principals.set(request, principal);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { Driver } from 'neo4j-driver';
+import type { Logger } from '../log.js';
+import type { Loaders } from './loaders.js';
+import type { Principal } from './permissions.js';
+
+/** Long-lived things the resolvers use; built once at start. */
+export interface AppServices {
+  driver: Driver;
+  log: Logger;
+  version: string;
+}
+
+/** What every resolver receives: the services, the caller, and this request's DataLoaders. */
+export interface RequestContext {
+  services: AppServices;
+  driver: Driver;
+  principal: Principal;
+  loaders: Loaders;
+}

@@ -1,0 +1,51 @@
+import { createServer, type Server } from 'node:http';
+import type { Driver } from 'neo4j-driver';
+import { LATEST_MIGRATION, appliedVersion } from '../graph/index.js';
+import type { AppServices } from './context.js';
+import { createGraphqlApp } from './app.js';
+import type { TokenStore } from './tokens.js';
+
+/** Is Neo4j reachable and the schema at the code's migration version? */
+async function readiness(driver: Driver): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
+  try {
+    const version = await appliedVersion(driver);
+    return { ready: version >= LATEST_MIGRATION, detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION } };
+  } catch (err) {
+    return { ready: false, detail: { neo4j: 'unreachable', error: (err as Error).message } };
+  }
+}
+
+/** The HTTP server: /graphql (yoga), /healthz (process alive), /readyz (Neo4j + migrations). */
+export function createHttpServer(services: AppServices, tokens: TokenStore): Server {
+  const yoga = createGraphqlApp(services, tokens);
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+      return;
+    }
+    if (path === '/readyz') {
+      void readiness(services.driver).then(({ ready, detail }) => {
+        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));
+      });
+      return;
+    }
+    if (path === '/graphql') {
+      void yoga.handle(req, res);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found', endpoints: ['/graphql', '/healthz', '/readyz'] }));
+  });
+}
+
+/** Listens and resolves with the bound address (port 0 picks a free one, for tests). */
+export function listen(server: Server, host: string, port: number): Promise<{ host: string; port: number; url: string }> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const addr = server.address();
+      const bound = typeof addr === 'object' && addr ? addr.port : port;
+      resolve({ host, port: bound, url: `http://${host}:${bound}` });
+    });
+  });
+}

@@ -1,0 +1,66 @@
+import DataLoader from 'dataloader';
+import type { Driver } from 'neo4j-driver';
+import { conditionsOfMany, getResourcesByIds, relationsOfMany, type ConditionRecord, type Direction, type EdgeRecord, type ResourceRecord } from '../graph/index.js';
+import type { RelationshipType } from '../model/index.js';
+
+interface RelationsKey {
+  id: string;
+  types: RelationshipType[] | null;
+  direction: Direction;
+}
+
+interface ConditionsKey {
+  id: string;
+  status: 'open' | 'resolved' | null;
+}
+
+/** Groups keys that share their non-id options so each group is one query. */
+function groupBy<K extends { id: string }>(keys: readonly K[], optionsOf: (k: K) => string): Map<string, K[]> {
+  const groups = new Map<string, K[]>();
+  for (const k of keys) groups.set(optionsOf(k), [...(groups.get(optionsOf(k)) ?? []), k]);
+  return groups;
+}
+
+/**
+ * Per-request DataLoaders: a page of N resources with their relations, relation endpoints and
+ * conditions costs a constant number of Cypher queries, not N.
+ */
+export function createLoaders(driver: Driver) {
+  const resourceById = new DataLoader<string, ResourceRecord | null>(async (ids) => {
+    const found = new Map((await getResourcesByIds(driver, ids)).map((r) => [r.id, r]));
+    return ids.map((id) => found.get(id) ?? null);
+  });
+
+  const relations = new DataLoader<RelationsKey, EdgeRecord[], string>(
+    async (keys) => {
+      const results = new Map<string, EdgeRecord[]>();
+      for (const [, group] of groupBy(keys, (k) => `${k.types?.join(',') ?? '*'}|${k.direction}`)) {
+        const first = group[0]!;
+        const byId = await relationsOfMany(driver, group.map((k) => k.id), { types: first.types, direction: first.direction });
+        for (const k of group) results.set(relationsCacheKey(k), byId.get(k.id) ?? []);
+      }
+      return keys.map((k) => results.get(relationsCacheKey(k)) ?? []);
+    },
+    { cacheKeyFn: relationsCacheKey },
+  );
+
+  const conditions = new DataLoader<ConditionsKey, ConditionRecord[], string>(
+    async (keys) => {
+      const results = new Map<string, ConditionRecord[]>();
+      for (const [, group] of groupBy(keys, (k) => k.status ?? '*')) {
+        const byId = await conditionsOfMany(driver, group.map((k) => k.id), group[0]!.status);
+        for (const k of group) results.set(`${k.id}|${k.status}`, byId.get(k.id) ?? []);
+      }
+      return keys.map((k) => results.get(`${k.id}|${k.status}`) ?? []);
+    },
+    { cacheKeyFn: (k) => `${k.id}|${k.status}` },
+  );
+
+  return { resourceById, relations, conditions };
+}
+
+function relationsCacheKey(k: RelationsKey): string {
+  return `${k.id}|${k.types?.join(',') ?? '*'}|${k.direction}`;
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

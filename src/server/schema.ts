@@ -1,0 +1,20 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { GraphQLSchema } from 'graphql';
+import { resolvers } from '../../resolvers/index.js';
+import { findPackageRoot } from '../package-root.js';
+
+/** The SDL of every area, in file-name order (schema/*.graphql). */
+export function loadTypeDefs(): string[] {
+  const dir = join(findPackageRoot(), 'schema');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()
+    .map((f) => readFileSync(join(dir, f), 'utf8'));
+}
+
+/** Schema-first: the SDL files plus the resolvers, one file per area. */
+export function buildSchema(): GraphQLSchema {
+  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: resolvers as never, inheritResolversFromInterfaces: true });
+}

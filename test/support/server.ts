@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Driver } from 'neo4j-driver';
+import { createLogger } from '../../src/log.js';
+import { createHttpServer, listen } from '../../src/server/http.js';
+import { TokenStore, addToken } from '../../src/server/tokens.js';
+import type { Role } from '../../src/model/index.js';
+
+export interface TestServer {
+  url: string;
+  tokens: Record<Role, string>;
+  /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
+  gql(token: string | null, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+/** Starts the real HTTP server on 127.0.0.1 (free port) with a fresh tokens file, one token per role. */
+export async function startTestServer(driver: Driver): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
+  const file = join(dir, 'tokens.json');
+  const roles: Role[] = ['agent', 'operator', 'scheduler', 'ingester'];
+  const tokens = Object.fromEntries(roles.map((r) => [r, addToken(file, `test-${r}`, r)])) as Record<Role, string>;
+  const server = createHttpServer({ driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test' }, new TokenStore(file));
+  const { url } = await listen(server, '127.0.0.1', 0);
+  return {
+    url,
+    tokens,
+    async gql(token, query, variables) {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

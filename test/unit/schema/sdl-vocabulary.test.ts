@@ -1,0 +1,51 @@
+import { buildSchema, isEnumType } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import {
+  CONDITION_STATUSES,
+  CONDITION_TYPES,
+  EDGE_CONFIDENCES,
+  HEALTHS,
+  KINDS,
+  LIFECYCLES,
+  PROVENANCES,
+  PROVIDERS,
+  RELATIONSHIP_TYPES,
+  ROLES,
+  STATES,
+} from '../../../src/model/index.js';
+import { loadTypeDefs } from '../../../src/server/schema.js';
+import { KIND_TYPENAMES } from '../../../resolvers/resources.js';
+
+const schema = buildSchema(loadTypeDefs().join('\n'));
+const enumValues = (name: string) => {
+  const t = schema.getType(name);
+  if (!isEnumType(t)) throw new Error(`${name} is not an enum in the SDL`);
+  return t.getValues().map((v) => v.name).sort();
+};
+
+/** Each SDL enum mirrors one vocabulary in src/model; they must never drift apart. */
+const MIRRORS: Array<[string, readonly string[]]> = [
+  ['Kind', KINDS],
+  ['Provider', PROVIDERS],
+  ['Lifecycle', LIFECYCLES],
+  ['Health', HEALTHS],
+  ['RelationshipType', RELATIONSHIP_TYPES],
+  ['Provenance', PROVENANCES],
+  ['EdgeConfidence', EDGE_CONFIDENCES],
+  ['ConditionType', CONDITION_TYPES],
+  ['ConditionStatus', CONDITION_STATUSES],
+  ['Role', ROLES],
+  ...KINDS.map((k) => [`${KIND_TYPENAMES[k]}State`, STATES[k]] as [string, readonly string[]]),
+];
+
+describe('the SDL mirrors src/model', () => {
+  it.each(MIRRORS)('enum %s has exactly the model values', (name, values) => {
+    expect(enumValues(name)).toEqual([...values].sort());
+  });
+
+  it.each(KINDS)('kind %s has an object type implementing Resource with its own state enum', (kind) => {
+    const t = schema.getType(KIND_TYPENAMES[kind]) as any;
+    expect(t.getInterfaces().map((i: any) => i.name)).toContain('Resource');
+    expect(String(t.getFields().state.type)).toBe(`${KIND_TYPENAMES[kind]}State!`);
+  });
+});
