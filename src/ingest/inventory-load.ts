@@ -1,0 +1,49 @@
+import type { Driver } from 'neo4j-driver';
+import { clearAttributes } from '../graph/attribute-clear.js';
+import { upsertEdges } from '../graph/edges.js';
+import { upsertResources } from '../graph/resources.js';
+import type { EdgeInput, ResourceInput } from '../model/index.js';
+import type { IngestReport } from './report.js';
+
+/** A validated resource row and the attribute keys its source owns but no longer reports. */
+export interface InventoryRow {
+  resource: ResourceInput;
+  clear: string[];
+}
+
+export interface LoadOptions {
+  updateTag: string;
+  observedAt: string;
+  /** Rows per UNWIND statement. Default 1000. */
+  batchSize?: number;
+}
+
+/** Calls `fn` on slices of `rows`, so a very large inventory never sits in one call. */
+async function inSlices<T>(rows: T[], size: number, fn: (slice: T[]) => Promise<void>): Promise<void> {
+  for (let i = 0; i < rows.length; i += size) await fn(rows.slice(i, i + size));
+}
+
+/**
+ * Loads rows then edges, batched with UNWIND and idempotent MERGE, each stamped with the sync's
+ * update tag. Edges with a missing endpoint or a refused kind pair are skipped into the report.
+ * Counts, state changes and skips are added to `report`.
+ */
+export async function loadInventory(driver: Driver, rows: InventoryRow[], edges: EdgeInput[], options: LoadOptions, report: IngestReport): Promise<void> {
+  const batchSize = options.batchSize ?? 1000;
+  const write = { updateTag: options.updateTag, observedAt: options.observedAt, batchSize };
+  // Slices of 20 batches: upsertResources groups a call's rows in memory before batching.
+  const slice = Math.max(batchSize * 20, 1000);
+  await inSlices(rows, slice, async (part) => {
+    const res = await upsertResources(driver, part.map((r) => r.resource), write);
+    report.resources.written += res.written;
+    report.resources.created += res.created;
+    report.stateChanges.push(...res.changes);
+  });
+  await clearAttributes(driver, rows.map((r) => ({ id: r.resource.id, keys: r.clear })), { batchSize });
+  await inSlices(edges, slice, async (part) => {
+    const res = await upsertEdges(driver, part, write);
+    report.edges.written += res.written;
+    report.edges.created += res.created;
+    for (const s of res.skipped) report.skipped.push({ what: 'edge', id: `${s.edge.type} ${s.edge.fromId} -> ${s.edge.toId}`, reason: s.reason });
+  });
+}

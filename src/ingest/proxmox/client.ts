@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { ProxmoxApiError, isRetryable, statusError, transportError } from './client-error.js';
+
+export { ProxmoxApiError, isRetryable, type ProxmoxErrorKind } from './client-error.js';
+
+/** The Proxmox VE API as ingest uses it: JSON in, the envelope's `data` out, typed errors. */
+export interface ProxmoxClient {
+  /** The API base as configured (`https://pve1.lan:8006`), without `/api2/json`. */
+  readonly baseUrl: string;
+  /** GET `<base>/api2/json<path>`; retried with exponential backoff on transient failures. */
+  get(path: string, query?: Record<string, string | number>): Promise<unknown>;
+  /** POST, never retried: a repeated POST could act twice. */
+  post(path: string, body?: Record<string, string | number>): Promise<unknown>;
+  /** Lets go of kept-alive sockets. */
+  close(): void;
+}
+
+export interface ProxmoxClientOptions {
+  /** `https://host:8006` (`http://` only for a local stand-in). */
+  baseUrl: string;
+  /** `user@realm!tokenid=secret`; sent as `Authorization: PVEAPIToken=…`, never logged. */
+  token: string;
+  /** PEM CA bundle path (AITIA_PROXMOX_CA_FILE); read once here. */
+  caFile?: string | undefined;
+  /** Skip TLS verification: an explicit opt-in (AITIA_PROXMOX_INSECURE). */
+  insecure?: boolean;
+  /** Per attempt, from request to the last body byte. Default 10 s. */
+  timeoutMs?: number;
+  /** Extra attempts for GETs. Default 2. */
+  retries?: number;
+  /** First backoff; doubles each retry. Default 300 ms. */
+  backoffMs?: number;
+  /** Bodies larger than this are refused (a runaway answer must not exhaust memory). Default 64 MiB. */
+  maxBodyBytes?: number;
+}
+
+interface RawAnswer {
+  status: number;
+  statusMessage: string;
+  body: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Builds a client; TLS is verified unless `insecure` is set. A CA file that cannot be read fails here. */
+export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClient {
+  const base = new URL(options.baseUrl.replace(/\/+$/, '') + '/api2/json');
+  const isHttps = base.protocol === 'https:';
+  let ca: Buffer | undefined;
+  if (options.caFile) {
+    try {
+      ca = readFileSync(options.caFile);
+    } catch (err) {
+      throw new Error(`cannot read AITIA_PROXMOX_CA_FILE ${options.caFile}: ${(err as Error).message}`);
+    }
+  }
+  const agent = isHttps
+    ? new https.Agent({ keepAlive: true, maxSockets: 8, ca, rejectUnauthorized: !options.insecure })
+    : new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const retries = options.retries ?? 2;
+  const backoffMs = options.backoffMs ?? 300;
+  const maxBody = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const headers = { Authorization: `PVEAPIToken=${options.token}`, Accept: 'application/json' };
+
+  function once(method: 'GET' | 'POST', path: string, url: URL, form: string | null): Promise<RawAnswer> {
+    return new Promise((resolve, reject) => {
+      const extra: Record<string, string | number> = form === null ? {} : { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form) };
+      const req = (isHttps ? https : http).request(url, { method, agent, headers: { ...headers, ...extra } });
+      let settled = false;
+      const fail = (err: ProxmoxApiError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        reject(err);
+      };
+      const timer = setTimeout(() => fail(new ProxmoxApiError({ kind: 'timeout', method, path, detail: `no complete answer within ${timeoutMs} ms` })), timeoutMs);
+      req.on('error', (err) => fail(transportError(method, path, err)));
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBody) fail(new ProxmoxApiError({ kind: 'malformed', method, path, detail: `answer larger than ${maxBody} bytes` }));
+          else chunks.push(c);
+        });
+        // A connection cut mid-body (close before a complete message, or an error) is a transport failure.
+        res.on('close', () => {
+          if (!res.complete) fail(new ProxmoxApiError({ kind: 'network', method, path, detail: 'connection closed before the answer was complete' }));
+        });
+        res.on('error', (err) => fail(transportError(method, path, err)));
+        res.on('end', () => {
+          if (settled) return;
+          if (!res.complete) return fail(new ProxmoxApiError({ kind: 'network', method, path, detail: 'connection closed before the answer was complete' }));
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', body: Buffer.concat(chunks).toString('utf8') });
+        });
+      });
+      req.end(form ?? undefined);
+    });
+  }
+
+  function parse(method: 'GET' | 'POST', path: string, answer: RawAnswer): unknown {
+    if (answer.status < 200 || answer.status >= 300) throw statusError(method, path, answer.status, answer.statusMessage, answer.body);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(answer.body);
+    } catch (err) {
+      const detail = `malformed JSON in the answer (${answer.body.length} bytes; ${(err as Error).message})`;
+      throw new ProxmoxApiError({ kind: 'malformed', method, path, status: answer.status, detail });
+    }
+    if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) {
+      throw new ProxmoxApiError({ kind: 'malformed', method, path, status: answer.status, detail: 'answer is not a {"data": …} envelope' });
+    }
+    return (parsed as { data: unknown }).data;
+  }
+
+  async function call(method: 'GET' | 'POST', path: string, params: Record<string, string | number> | undefined): Promise<unknown> {
+    if (!path.startsWith('/')) throw new Error(`Proxmox API path must start with /: ${path}`);
+    const url = new URL(base.href + path);
+    const encoded = new URLSearchParams(Object.entries(params ?? {}).map(([k, v]) => [k, String(v)])).toString();
+    if (method === 'GET' && encoded) url.search = encoded;
+    const attempts = method === 'GET' ? retries + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return parse(method, path, await once(method, path, url, method === 'POST' ? encoded : null));
+      } catch (err) {
+        const e = err instanceof ProxmoxApiError ? err : transportError(method, path, err);
+        e.attempts = attempt;
+        if (attempt >= attempts || !isRetryable(e)) throw e;
+        await sleep(backoffMs * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  return {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    get: (path, query) => call('GET', path, query),
+    post: (path, body) => call('POST', path, body),
+    close: () => agent.destroy(),
+  };
+}

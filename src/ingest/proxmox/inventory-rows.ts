@@ -1,0 +1,136 @@
+import { describeZodIssues } from '../../errors.js';
+import {
+  mapProxmoxNode,
+  mapProxmoxStorage,
+  resourceId,
+  ResourceInputSchema,
+  type Attributes,
+  type EdgeInput,
+} from '../../model/index.js';
+import type { InventoryRow } from '../inventory-load.js';
+import type { SkippedItem } from '../report.js';
+import type { ProxmoxInventoryInput } from './inventory-transform.js';
+
+/** A resource row as the loader writes it; `clear` lists keys this pass owns but did not see. */
+export interface ResourceRow extends InventoryRow {
+  /**
+   * Built from the listing alone because the guest's detail calls failed: its state may be coarser
+   * than the stored one (no qmpstatus), so it is written only when the resource is new.
+   */
+  coarse: boolean;
+}
+
+/** A row before validation. */
+export interface RawRow {
+  row: unknown;
+  clear: string[];
+  coarse: boolean;
+}
+
+function attributes(entries: Record<string, Attributes[string] | undefined | null>): { attrs: Attributes; clear: string[] } {
+  const attrs: Attributes = {};
+  const clear: string[] = [];
+  for (const [k, v] of Object.entries(entries)) {
+    if (v === undefined || v === null || v === '') clear.push(k);
+    else attrs[k] = v;
+  }
+  return { attrs, clear };
+}
+
+/** The cluster resource: online when quorate with every node online, degraded otherwise. */
+export function clusterRow(input: ProxmoxInventoryInput, online: Set<string>): RawRow {
+  const s = input.status;
+  const total = Math.max(s.nodes.length, input.resources.nodes.length);
+  const up = online.size;
+  const quorate = s.standalone ? true : s.quorate;
+  const state = quorate === false || up < total ? 'degraded' : up === 0 ? 'unknown' : 'online';
+  const rawState = `${s.standalone ? 'standalone' : `quorate:${quorate === null ? '?' : quorate ? 1 : 0}`}/${up} of ${total} nodes online`;
+  const { attrs, clear } = attributes({
+    api_url: input.apiUrl,
+    standalone: s.standalone,
+    quorate: quorate ?? undefined,
+    node_count: total,
+    config_version: s.version ?? undefined,
+    // Set on a cluster first recorded while unreachable; the real listing clears it.
+    placeholder: undefined,
+  });
+  return { row: { id: resourceId('proxmox', s.name, 'cluster'), kind: 'cluster', provider: 'proxmox', name: s.name, state, rawState, attributes: attrs }, clear, coarse: false };
+}
+
+/** One host per node, named in either listing; MEMBER_OF its cluster. */
+export function hostRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope: string): RawRow[] {
+  const cluster = input.status.name;
+  const clusterId = resourceId('proxmox', cluster, 'cluster');
+  const names = [...new Set([...input.status.nodes.map((n) => n.name), ...input.resources.nodes.map((n) => n.node)])].sort();
+  return names.map((name) => {
+    const listed = input.resources.nodes.find((n) => n.node === name);
+    const member = input.status.nodes.find((n) => n.name === name);
+    const status = listed?.status ?? (member?.online === undefined ? undefined : member.online ? 'online' : 'offline');
+    const mapped = mapProxmoxNode(status);
+    const id = resourceId('proxmox', cluster, 'node', name);
+    edges.push({ type: 'MEMBER_OF', fromId: id, toId: clusterId, provenance: 'observed', source: scope });
+    const { attrs, clear } = attributes({
+      node: name,
+      nodeid: member?.nodeid,
+      ip: member?.ip,
+      maxcpu: listed?.maxcpu,
+      maxmem: listed?.maxmem,
+      maxdisk: listed?.maxdisk,
+      subscription_level: listed?.level ?? member?.level,
+    });
+    return { row: { id, kind: 'host', provider: 'proxmox', name, state: mapped.state, rawState: mapped.rawState, attributes: attrs }, clear, coarse: false };
+  });
+}
+
+/** One storage per (node, storage) as /cluster/resources lists it; MEMBER_OF the cluster. */
+export function storageRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope: string): RawRow[] {
+  const cluster = input.status.name;
+  const clusterId = resourceId('proxmox', cluster, 'cluster');
+  return input.resources.storages.map((s) => {
+    const id = resourceId('proxmox', cluster, 'storage', s.node, s.storage);
+    const mapped = mapProxmoxStorage(s.status);
+    edges.push({ type: 'MEMBER_OF', fromId: id, toId: clusterId, provenance: 'observed', source: scope });
+    const content = (s.content ?? '').split(',').filter(Boolean);
+    const { attrs, clear } = attributes({
+      storage: s.storage,
+      node: s.node,
+      plugintype: s.plugintype,
+      content: content.length > 0 ? content.sort() : undefined,
+      shared: s.shared,
+      maxdisk: s.maxdisk,
+    });
+    return { row: { id, kind: 'storage', provider: 'proxmox', name: s.storage, state: mapped.state, rawState: mapped.rawState, attributes: attrs }, clear, coarse: false };
+  });
+}
+
+/**
+ * Builds and validates every row; one that throws or fails the model's schema is skipped with its
+ * reason and recorded as a problem (it was not seen, so the scope is not completely seen).
+ */
+export function validRows(builders: Array<() => RawRow | RawRow[]>, skipped: SkippedItem[], problems: string[]): ResourceRow[] {
+  const out = new Map<string, ResourceRow>();
+  for (const build of builders) {
+    let built: RawRow[];
+    try {
+      const b = build();
+      built = Array.isArray(b) ? b : [b];
+    } catch (err) {
+      const reason = (err as Error).message;
+      skipped.push({ what: 'resource', id: null, reason });
+      problems.push(reason);
+      continue;
+    }
+    for (const raw of built) {
+      const parsed = ResourceInputSchema.safeParse(raw.row);
+      const id = (raw.row as { id?: string }).id ?? null;
+      if (!parsed.success) {
+        const reason = describeZodIssues(parsed.error.issues);
+        skipped.push({ what: 'resource', id, reason });
+        problems.push(`${id ?? '(no id)'}: ${reason}`);
+      } else if (!out.has(parsed.data.id)) {
+        out.set(parsed.data.id, { resource: parsed.data, clear: raw.clear, coarse: raw.coarse });
+      }
+    }
+  }
+  return [...out.values()];
+}
