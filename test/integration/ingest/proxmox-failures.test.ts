@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listConditions } from '../../../src/graph/conditions.js';
+import { getResourceById } from '../../../src/graph/resources.js';
+import { listMissingResources } from '../../../src/graph/staleness.js';
+import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
+import { useGraph } from '../../support/graph.js';
+import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
+import { startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+
+const { driver, scope } = useGraph();
+
+let standin: ProxmoxStandin;
+beforeAll(async () => {
+  standin = await startProxmoxStandin();
+});
+afterAll(async () => {
+  await standin.close();
+});
+
+/** A snapshot of everything under the cluster's prefix: what a failed pass must leave unchanged. */
+async function snapshot(c: string) {
+  const prefix = `proxmox:${c}/`;
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix
+     OPTIONAL MATCH (r)-[e]->(:Resource)
+     WITH r, count(e) AS out, collect(e.missingSince) AS em
+     RETURN r.id AS id, r.state AS state, r.lifecycle AS lifecycle, r.missingSince IS NOT NULL AS missing, out, size(em) AS missingEdges
+     ORDER BY id`,
+    { prefix },
+  );
+  return records.map((r) => r.toObject());
+}
+
+type Scenario = { name: string; reached: boolean; inject: (s: ProxmoxStandin) => void };
+
+/**
+ * Each scenario: a good first pass, then a second pass where guest lxc/202 has vanished from the
+ * listing (a complete pass would mark it missing) AND something fails. Nothing may be marked or
+ * deleted, and no state may change.
+ */
+const SCENARIOS: Scenario[] = [
+  { name: 'HTTP 401 on every call', reached: false, inject: (s) => s.fault(/.*/, { kind: 'status', status: 401, message: 'invalid token value!' }) },
+  { name: 'HTTP 500 on /cluster/resources', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'status', status: 500, message: 'cfs-lock timeout' }) },
+  { name: 'timeout on /cluster/status', reached: false, inject: (s) => s.fault('/cluster/status', { kind: 'hang' }) },
+  { name: 'truncated JSON from /cluster/resources', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'truncate' }) },
+  { name: 'connection cut mid-answer', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'cut' }) },
+  { name: 'truncated JSON from one guest config', reached: true, inject: (s) => s.fault('/nodes/pve2/qemu/110/config', { kind: 'truncate' }) },
+  { name: 'node pve3 not answering (595)', reached: true, inject: (s) => s.nodeDown('pve3') },
+  { name: 'node pve3 hanging (timeouts)', reached: true, inject: (s) => s.fault(/^\/nodes\/pve3\//, { kind: 'hang' }) },
+];
+
+describe('a failed or partial second sync marks nothing stale and deletes nothing', () => {
+  SCENARIOS.forEach((scenario, i) => {
+    it(scenario.name, async () => {
+      const c = `lab-${scope}-f${i}`;
+      standin.clearFaults();
+      standin.routes(labRoutes(c));
+      const good = await syncProxmox(driver, standinClient(standin));
+      expect(good.complete).toBe(true);
+      const before = await snapshot(c);
+      expect(before).toHaveLength(23);
+
+      standin.routes(labRoutes(c, { without: ['lxc/202'] }));
+      scenario.inject(standin);
+      const bad = await syncProxmox(driver, standinClient(standin));
+      standin.clearFaults();
+
+      expect(bad.complete).toBe(false);
+      expect(bad.errors.length).toBeGreaterThan(0);
+      expect(bad).toMatchObject({ markedMissing: 0, edgesMarkedMissing: 0, stateChanges: [] });
+      expect(await snapshot(c)).toEqual(before);
+      expect(await listMissingResources(driver, { scope: `proxmox:${c}` })).toEqual([]);
+      const open = await listConditions(driver, { resourceId: `proxmox:${c}/cluster`, type: 'adapter_unreachable', status: 'open' });
+      expect(open.conditions).toHaveLength(scenario.reached ? 0 : 1);
+    });
+  });
+
+  it('a node that does not answer costs one timeout, not one per guest', async () => {
+    const c = `lab-${scope}-slow`;
+    standin.routes(labRoutes(c));
+    standin.fault(/^\/nodes\/pve3\//, { kind: 'hang' });
+    const started = Date.now();
+    const report = await syncProxmox(driver, standinClient(standin), { concurrency: 1 });
+    standin.clearFaults();
+    // 3 guests on pve3 × 2 calls × 2 attempts × 400 ms would be ≥ 4.8 s.
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(report.errors.filter((e) => e.scope === `proxmox:${c}/node/pve3`).length).toBe(6);
+    expect(report.errors.some((e) => /not asked: node pve3 did not answer/.test(e.message))).toBe(true);
+    // First sighting from the listing alone: the guests exist, coarsely.
+    expect(await getResourceById(driver, `proxmox:${c}/qemu/130`)).toMatchObject({ state: 'running' });
+  });
+});
+
+describe('adapter_unreachable', () => {
+  it('opens on the cluster when the API fails, stays one condition, and resolves on the next success', async () => {
+    const c = `lab-${scope}-down`;
+    const cluster = `proxmox:${c}/cluster`;
+    standin.routes(labRoutes(c));
+    await syncProxmox(driver, standinClient(standin));
+
+    standin.fault(/.*/, { kind: 'status', status: 401, message: 'invalid token value!' });
+    const first = await syncProxmox(driver, standinClient(standin));
+    const second = await syncProxmox(driver, standinClient(standin));
+    standin.clearFaults();
+    expect(first.conditions.opened).toHaveLength(1);
+    expect(second.conditions.opened).toEqual([]);
+    expect(first.errors[0]!.message).toMatch(/authentication failed: check AITIA_PROXMOX_TOKEN/);
+    const open = await listConditions(driver, { resourceId: cluster, status: 'open' });
+    expect(open.conditions).toHaveLength(1);
+    expect(open.conditions[0]).toMatchObject({ type: 'adapter_unreachable', evidence: { kind: 'auth', status: 401, path: '/cluster/status' } });
+
+    const ok = await syncProxmox(driver, standinClient(standin));
+    expect(ok.conditions.resolved).toEqual([open.conditions[0]!.id]);
+    const all = await listConditions(driver, { resourceId: cluster });
+    expect(all.conditions.map((x) => x.status)).toEqual(['resolved']);
+    expect(all.conditions[0]!.resolvedAt).toMatch(/^\d{4}-/);
+  });
+
+  it('a cluster never read gets a placeholder named after the URL, retired once the real cluster answers', async () => {
+    const other = await startProxmoxStandin();
+    const placeholder = `proxmox:${new URL(other.url).host}/cluster`;
+    try {
+      other.fault('/cluster/status', { kind: 'status', status: 500, message: 'pve-cluster service not running' });
+      const down = await syncProxmox(driver, standinClient(other));
+      expect(down.complete).toBe(false);
+      expect(await getResourceById(driver, placeholder)).toMatchObject({ kind: 'cluster', state: 'unreachable', lifecycle: 'provisioning' });
+      const open = await listConditions(driver, { resourceId: placeholder, status: 'open' });
+      expect(open.conditions[0]!.evidence).toMatchObject({ status: 500, message: expect.stringContaining('pve-cluster service not running') });
+
+      other.clearFaults();
+      const c = `lab-${scope}-new`;
+      other.routes(labRoutes(c));
+      const up = await syncProxmox(driver, standinClient(other));
+      expect(up.complete).toBe(true);
+      expect(up.conditions.resolved).toEqual([open.conditions[0]!.id]);
+      expect(await getResourceById(driver, placeholder)).toMatchObject({ lifecycle: 'missing' });
+      expect((await getResourceById(driver, `proxmox:${c}/cluster`))!.attributes.api_url).toBe(other.url);
+    } finally {
+      await other.close();
+      await driver.executeQuery('MATCH (n) WHERE n.id STARTS WITH $p DETACH DELETE n', { p: placeholder });
+    }
+  });
+});
