@@ -41,6 +41,16 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX condition_opened_at IF NOT EXISTS FOR (c:Condition) ON (c.openedAt)',
     ],
   },
+  {
+    version: 3,
+    name: 'health checks',
+    statements: [
+      'CREATE CONSTRAINT check_id IF NOT EXISTS FOR (c:Check) REQUIRE c.id IS UNIQUE',
+      // The scheduler's due-check query: `WHERE c.nextDueAt <= datetime($now) ORDER BY c.nextDueAt`.
+      'CREATE INDEX check_next_due IF NOT EXISTS FOR (c:Check) ON (c.nextDueAt)',
+      'CREATE INDEX check_resource IF NOT EXISTS FOR (c:Check) ON (c.resourceId)',
+    ],
+  },
 ];
 
 export interface MigrationResult {

@@ -10,3 +10,4 @@ export * from './roles.js';
 export * from './states.js';
 export * from './vcenter-states.js';
 export * from './attribute-ownership.js';
+export * from './checks.js';

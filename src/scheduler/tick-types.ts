@@ -1,0 +1,35 @@
+import { AitiaError } from '../errors.js';
+
+/** Settings of one tick (validated by startHealthScheduler). */
+export interface TickSettings {
+  concurrency: number;
+  k: number;
+  historySize: number;
+  /** At most this many checks per tick; the rest stay due for the next one. */
+  maxChecksPerTick: number;
+  /** At most this many conditions opened/resolved by each sweep per tick. */
+  sweepLimit: number;
+}
+
+/** What one tick did, for logs and tests. */
+export interface TickReport {
+  checksRun: number;
+  pass: number;
+  fail: number;
+  unknown: number;
+  healthWritten: number;
+  opened: string[];
+  resolved: string[];
+  durationMs: number;
+}
+
+/** A resource deleted while the tick ran has nothing to hang a condition on: skip it, not the tick. */
+export async function ignoreVanished<T>(write: Promise<T>): Promise<T | null> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof AitiaError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
