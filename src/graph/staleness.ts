@@ -49,20 +49,22 @@ export async function markResourcesMissing(driver: Driver, ids: readonly string[
 /**
  * Observed edges asserted by `source` from resources of the scope: those the sync tagged
  * `updateTag` lose any `missingSince`; when `markUnseen` (a complete sync) the others get one.
+ * `kinds` narrows to edges leaving resources of those kinds (what a partial-kind import covered).
  * Edges are marked like resources, not deleted, so what was once observed stays auditable.
  */
 export async function refreshEdgeStaleness(
   driver: Driver,
-  options: { scope: string; source: string; updateTag: string; markUnseen: boolean; at?: string },
+  options: { scope: string; source: string; updateTag: string; markUnseen: boolean; kinds?: readonly Kind[] | null; at?: string },
 ): Promise<{ marked: number; cleared: number }> {
   const { records } = await driver.executeQuery(
     `MATCH (a:Resource)-[e]->(:Resource)
      WHERE a.id STARTS WITH $prefix AND e.source = $source AND e.provenance = 'observed'
+       AND ($kinds IS NULL OR a.kind IN $kinds)
      WITH e, coalesce(e.updateTag = $tag, false) AS seen
      WHERE (seen AND e.missingSince IS NOT NULL) OR (NOT seen AND $mark AND e.missingSince IS NULL)
      SET e.missingSince = CASE WHEN seen THEN null ELSE datetime($at) END
      RETURN sum(CASE WHEN seen THEN 0 ELSE 1 END) AS marked, sum(CASE WHEN seen THEN 1 ELSE 0 END) AS cleared`,
-    { prefix: prefixOf(options.scope), source: options.source, tag: options.updateTag, mark: options.markUnseen, at: options.at ?? isoNow() },
+    { prefix: prefixOf(options.scope), source: options.source, tag: options.updateTag, mark: options.markUnseen, kinds: options.kinds ?? null, at: options.at ?? isoNow() },
   );
   return { marked: Number(records[0]?.get('marked') ?? 0), cleared: Number(records[0]?.get('cleared') ?? 0) };
 }

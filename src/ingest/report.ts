@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { StateChange } from '../graph/resources.js';
 import type { Provider } from '../model/index.js';
@@ -48,6 +49,11 @@ export interface IngestReport {
   markedMissing: number;
   edgesMarkedMissing: number;
   conditions: { opened: string[]; resolved: string[] };
+}
+
+/** A fresh update tag: `<prefix>-<UTC compact time>-<random>`, unique per pass. */
+export function newUpdateTag(prefix: string): string {
+  return `${prefix}-${DateTime.utc().toFormat("yyyyLLdd'T'HHmmss'Z'")}-${randomBytes(3).toString('hex')}`;
 }
 
 /** A fresh report for a pass that starts now. */

@@ -1,3 +1,5 @@
+import { normaliseMac } from '../identity/mac.js';
+
 /**
  * Reading a guest's configuration (`GET /nodes/{node}/{qemu|lxc}/{vmid}/config`): which storages
  * its volumes live on, its NIC MAC addresses, its SMBIOS identity. Values are Proxmox property
@@ -14,7 +16,6 @@ export interface GuestVolume {
 
 /** Keys that hold volumes: QEMU disks, EFI/TPM state, LXC root and mount points, detached disks. */
 const VOLUME_KEY = /^(?:scsi|sata|ide|virtio|efidisk|tpmstate|unused|mp)\d+$|^rootfs$/;
-const MAC = /^[0-9a-f]{2}(?::[0-9a-f]{2}){5}$/i;
 
 function options(value: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -42,12 +43,6 @@ export function parseGuestVolumes(config: Record<string, unknown>): GuestVolume[
     out.push({ key, storage: m[1]!, volume: m[2]! });
   }
   return out.sort((a, b) => a.key.localeCompare(b.key));
-}
-
-/** Canonical MAC spelling: lower case, colon-separated. Null for anything else. */
-export function normaliseMac(value: string): string | null {
-  const text = value.trim().replace(/-/g, ':').toLowerCase();
-  return MAC.test(text) ? text : null;
 }
 
 /**

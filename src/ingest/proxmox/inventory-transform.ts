@@ -11,9 +11,10 @@ import { guestAgentState, type AgentPingAnswer } from './guest-agent.js';
 import { parseGuestVolumes, parseMacAddresses, parseSmbiosSerial, parseSmbiosUuid } from './guest-config.js';
 import { guestKey, onlineNodes, type ParsedClusterResources, type ParsedClusterStatus } from './inventory-parse.js';
 import { GuestConfigSchema, GuestStatusSchema, type GuestEntry } from './inventory-schemas.js';
-import { clusterRow, hostRows, storageRows, validRows, type RawRow, type ResourceRow } from './inventory-rows.js';
+import { validRows, type RawRow, type ResourceRow } from '../row-validation.js';
+import { clusterRow, hostRows, storageRows } from './inventory-rows.js';
 
-export type { ResourceRow } from './inventory-rows.js';
+export type { ResourceRow } from '../row-validation.js';
 
 /** What the detail calls of one guest returned; null fields were not fetched or failed. */
 export interface GuestDetail {

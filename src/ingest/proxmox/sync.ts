@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/staleness.js';
 import { isoNow } from '../../graph/values.js';
-import { createReport, emitProgress, finishReport, type IngestReport, type ProgressSink } from '../report.js';
+import { createReport, emitProgress, finishReport, newUpdateTag, type IngestReport, type ProgressSink } from '../report.js';
 import { recordProxmoxReachable, recordProxmoxUnreachable } from './adapter-condition.js';
 import type { ProxmoxClient } from './client.js';
 import { ProxmoxApiError } from './client-error.js';
@@ -23,11 +21,6 @@ export interface SyncProxmoxOptions {
   /** Ping the guest agent of running VMs (needs VM.Monitor / VM.GuestAgent.Audit). Default true. */
   agentPing?: boolean;
   onProgress?: ProgressSink;
-}
-
-/** A fresh update tag: `<prefix>-<UTC compact time>-<random>`, unique per pass. */
-export function newUpdateTag(prefix: string): string {
-  return `${prefix}-${DateTime.utc().toFormat("yyyyLLdd'T'HHmmss'Z'")}-${randomBytes(3).toString('hex')}`;
 }
 
 /** A fetch that could not read the cluster at all: the condition opens, nothing else changes. */
