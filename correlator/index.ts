@@ -5,3 +5,5 @@ export { narrate, type NarrativeOptions, type NarrativeResource, type NarrativeR
 export { REQUEST_CHAINS, PROXMOX_SERVICE_USER, findRequest, type RequestChain, type RequestMatch } from './request-chains.js';
 export { describeEvent, whenPhrase } from './describe.js';
 export { placeEvent, toMillis, type PlacedEvent } from './timing.js';
+export { candidateWindow, DEFAULT_CANDIDATE_WINDOW, DEFAULT_MAX_TASK_SECONDS, type CandidateWindowOptions, type StartWindow } from './window.js';
+export { stateAt, type StateAtAnswer, type StateAtBasis, type HistoryTransition } from './state-at.js';

@@ -51,6 +51,18 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX check_resource IF NOT EXISTS FOR (c:Check) ON (c.resourceId)',
     ],
   },
+  {
+    version: 4,
+    name: 'event ingest cursors and transition look-ups',
+    statements: [
+      // Per-node task cursors of the Proxmox task sync: `(:IngestCursor {id})`.
+      'CREATE CONSTRAINT ingest_cursor_id IF NOT EXISTS FOR (c:IngestCursor) REQUIRE c.id IS UNIQUE',
+      // Running tasks are re-checked every poll and fetched as candidates whatever their start.
+      'CREATE INDEX event_status IF NOT EXISTS FOR (e:Event) ON (e.statusClass)',
+      // `transitions` without a resource: newest first across the graph.
+      'CREATE INDEX transition_observed_at IF NOT EXISTS FOR (t:Transition) ON (t.observedAt)',
+    ],
+  },
 ];
 
 export interface MigrationResult {

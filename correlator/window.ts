@@ -1,0 +1,47 @@
+import { DateTime } from 'luxon';
+import { DEFAULT_ATTRIBUTE_OPTIONS } from './types.js';
+
+/** How far around an observation the runner fetches candidate events; all in seconds. */
+export interface CandidateWindowOptions {
+  lookbackSeconds: number;
+  clockSkewSeconds: number;
+  /**
+   * The longest task whose interval still counts: a task that started this long before the
+   * look-back can still have ended inside it (a shutdown waits up to its timeout, a migration
+   * takes minutes). Running tasks are fetched separately, whatever their start.
+   */
+  maxTaskSeconds: number;
+}
+
+/** One hour covers shutdown timeouts and ordinary live migrations; longer tasks that finished are not fetched. */
+export const DEFAULT_MAX_TASK_SECONDS = 3600;
+
+export const DEFAULT_CANDIDATE_WINDOW: Readonly<CandidateWindowOptions> = {
+  lookbackSeconds: DEFAULT_ATTRIBUTE_OPTIONS.lookbackSeconds,
+  clockSkewSeconds: DEFAULT_ATTRIBUTE_OPTIONS.clockSkewSeconds,
+  maxTaskSeconds: DEFAULT_MAX_TASK_SECONDS,
+};
+
+/** A range on `startedAt`, ISO-8601 UTC, both ends inclusive. */
+export interface StartWindow {
+  from: string;
+  to: string;
+}
+
+/**
+ * The range of task **start** times that can matter for an observation at `observedAt`:
+ * [observedAt − lookback − maxTask − skew, observedAt + skew]. Filtering on the start keeps the
+ * look-up on the (resourceId, startedAt) index; the pure core then places each task's whole
+ * interval. A cause cannot start after its effect, except for clock skew between nodes.
+ * Returns null when `observedAt` is not an ISO-8601 time.
+ */
+export function candidateWindow(observedAt: string, options: Partial<CandidateWindowOptions> = {}): StartWindow | null {
+  const o = { ...DEFAULT_CANDIDATE_WINDOW, ...options };
+  const at = DateTime.fromISO(observedAt, { setZone: true });
+  if (!at.isValid) return null;
+  const utc = at.toUTC();
+  return {
+    from: utc.minus({ seconds: o.lookbackSeconds + o.maxTaskSeconds + o.clockSkewSeconds }).toISO()!,
+    to: utc.plus({ seconds: o.clockSkewSeconds }).toISO()!,
+  };
+}
