@@ -4,6 +4,8 @@ import { aboutResolvers } from './about.js';
 import { auditResolvers } from './audit.js';
 import { conditionResolvers } from './conditions.js';
 import { healthResolvers } from './health.js';
+import { lifecycleResolvers } from './lifecycle.js';
+import { policyResolvers } from './policy.js';
 import { relationshipResolvers } from './relationships.js';
 import { resourceResolvers } from './resources.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
@@ -17,4 +19,6 @@ export const resolvers = mergeResolvers([
   conditionResolvers,
   healthResolvers,
   auditResolvers,
+  policyResolvers,
+  lifecycleResolvers,
 ]) as Resolvers;

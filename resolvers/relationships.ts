@@ -1,6 +1,7 @@
 import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
-import { createRelationship, relationsOf, removeRelationship, resolveResource, traverse } from '../src/graph/index.js';
+import { createRelationship, IMPACT_TYPES, relationsOf, removeRelationship, resolveResource, traverse } from '../src/graph/index.js';
+import { checkNewInboundEdge } from '../src/policy/index.js';
 import type { Driver } from 'neo4j-driver';
 import { AitiaError, badInput } from '../src/errors.js';
 import type { Resolvers } from '../src/generated/graphql.js';
@@ -80,6 +81,9 @@ export const relationshipResolvers: Resolvers = {
         const source = await resolveInputRef(ctx.driver, input.source, 'input.source');
         const target = await resolveInputRef(ctx.driver, input.target, 'input.target');
         if (source.id === target.id) throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
+        // Lifecycle: nothing new may come to depend on a deprecated or destroyed resource.
+        const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type) ? checkNewInboundEdge(target) : { ok: true as const };
+        if (!inbound.ok) throw badInput('input.target', inbound.reason);
         return inInput(() => createRelationship(ctx.driver, {
           type: input.type,
           fromId: source.id,

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { AitiaError } from '../errors.js';
 import { packageVersion } from '../package-root.js';
+import { loadStartupPolicy } from '../policy/startup.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { TokenStore, ensureDevTokens } from '../server/tokens.js';
 import type { CliCommand } from './context.js';
@@ -12,6 +13,9 @@ export const serveCommand: CliCommand = {
   usage: 'aitia serve',
   async run(_args, ctx) {
     const { config, log } = ctx;
+    // First, before anything opens: the service never starts on a broken policy.
+    const policy = await loadStartupPolicy(config.policyFile);
+    log.info({ policy: policy.path, digest: policy.digest, autoAct: policy.policy.autonomy_settings.global.auto_act, suppression: policy.policy.attribution.suppression }, 'policy loaded');
     if (!existsSync(config.tokensFile)) {
       if (config.neo4j.uri) {
         throw new AitiaError('BAD_USER_INPUT', `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator`);
@@ -27,7 +31,7 @@ export const serveCommand: CliCommand = {
     }
     const tokens = new TokenStore(config.tokensFile);
     const graph = await ctx.openGraph();
-    const server = createHttpServer({ driver: graph.driver, log, version: packageVersion() }, tokens);
+    const server = createHttpServer({ driver: graph.driver, log, version: packageVersion(), policy }, tokens);
     const bound = await listen(server, config.host, config.port);
     log.info({ url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size }, 'aitia listening');
     ctx.print(`aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`);

@@ -12,3 +12,4 @@ export * from './condition-queries.js';
 export * from './resource-queries.js';
 export * from './attributes.js';
 export * from './health-queries.js';
+export * from './lifecycle.js';

@@ -7,7 +7,8 @@ import { isEntityType, KIND_ENTITY_TYPES, type EntityType } from './entity-types
  */
 export interface TargetFacts {
   id: string;
-  kind: Kind;
+  /** The graph kind, or null for an entity aitia holds no resource for (a dns-record named by type). */
+  kind: Kind | null;
   /** `kind:name`, what scope_entity rules and never_auto_act name. */
   slug: string;
   name: string;
@@ -22,6 +23,7 @@ export interface TargetFacts {
 export function resolveEntityType(target: TargetFacts): { ok: true; type: EntityType } | { ok: false; reason: string } {
   const declared = target.entityType;
   if (declared === undefined || declared === null || declared === '') {
+    if (target.kind === null) return { ok: false, reason: 'the target has neither a kind nor an entity type' };
     const fromKind = KIND_ENTITY_TYPES[target.kind] as EntityType | undefined;
     if (fromKind === undefined) return { ok: false, reason: `kind "${String(target.kind)}" has no entity type` };
     return { ok: true, type: fromKind };

@@ -1,5 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
+import type { LoadedPolicy } from '../policy/startup.js';
 import type { Loaders } from './loaders.js';
 import type { Principal } from './permissions.js';
 
@@ -8,6 +9,8 @@ export interface AppServices {
   driver: Driver;
   log: Logger;
   version: string;
+  /** The gate's policy, loaded at start; absent only where a caller built services without one. */
+  policy?: LoadedPolicy;
 }
 
 /** What every resolver receives: the services, the caller, and this request's DataLoaders. */

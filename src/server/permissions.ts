@@ -23,6 +23,7 @@ export const PERMISSIONS = {
   'policy:classify': ['agent', 'operator'],
   'audit:read': ['operator'],
   'resource:list-missing': ['operator'],
+  'resource:lifecycle': ['operator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
 import { TokenStore, addToken } from '../../src/server/tokens.js';
 import type { Role } from '../../src/model/index.js';
+import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js';
 
 export interface TestServer {
   url: string;
@@ -15,13 +16,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts the real HTTP server on 127.0.0.1 (free port) with a fresh tokens file, one token per role. */
-export async function startTestServer(driver: Driver): Promise<TestServer> {
+/**
+ * Starts the real HTTP server on 127.0.0.1 (free port) with a fresh tokens file, one token per role,
+ * and the gate policy the service would load at start (the shipped one unless `options.policy`).
+ */
+export async function startTestServer(driver: Driver, options: { policy?: LoadedPolicy } = {}): Promise<TestServer> {
+  const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
   const file = join(dir, 'tokens.json');
   const roles: Role[] = ['agent', 'operator', 'scheduler', 'ingester'];
   const tokens = Object.fromEntries(roles.map((r) => [r, addToken(file, `test-${r}`, r)])) as Record<Role, string>;
-  const server = createHttpServer({ driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test' }, new TokenStore(file));
+  const server = createHttpServer({ driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy }, new TokenStore(file));
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,

@@ -13,6 +13,7 @@ import {
   ROLES,
   STATES,
 } from '../../../src/model/index.js';
+import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from '../../../src/policy/index.js';
 import { loadTypeDefs } from '../../../src/server/schema.js';
 import { KIND_TYPENAMES } from '../../../resolvers/resources.js';
 
@@ -35,6 +36,10 @@ const MIRRORS: Array<[string, readonly string[]]> = [
   ['ConditionType', CONDITION_TYPES],
   ['ConditionStatus', CONDITION_STATUSES],
   ['Role', ROLES],
+  ['RiskClass', RISK_CLASSES],
+  ['AutonomyLevel', AUTONOMY_LEVELS],
+  ['ApprovalRequirement', APPROVAL_REQUIREMENTS],
+  ['Approval', [...APPROVAL_REQUIREMENTS, 'not_approvable']],
   ...KINDS.map((k) => [`${KIND_TYPENAMES[k]}State`, STATES[k]] as [string, readonly string[]]),
 ];
 

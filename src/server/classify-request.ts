@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { badInput } from '../errors.js';
+import type { ActionRequest, RiskClass } from '../policy/index.js';
+
+/** Size limits on a gate question: generous for real use, bounded for the service. */
+export const CLASSIFY_LIMITS = { actionChars: 64, commandChars: 16_384, targets: 500 } as const;
+
+const InputSchema = z.object({
+  action: z
+    .string()
+    .trim()
+    .max(CLASSIFY_LIMITS.actionChars, `at most ${CLASSIFY_LIMITS.actionChars} characters`)
+    .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must be an action name of letters, digits, - and _ (restart, cache-clear, run)'),
+  params: z
+    .unknown()
+    .refine((v) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v)), 'must be a JSON object of parameter → value')
+    .optional(),
+  command: z.string().max(CLASSIFY_LIMITS.commandChars, `at most ${CLASSIFY_LIMITS.commandChars} characters`).nullish(),
+  targets: z.array(z.string().min(1, 'must not be empty')).max(CLASSIFY_LIMITS.targets, `at most ${CLASSIFY_LIMITS.targets} targets`).nullish(),
+});
+
+/** The GraphQL input, as the generated types give it. */
+export interface ClassifyActionArgs {
+  target: string;
+  action: string;
+  params?: unknown;
+  command?: string | null;
+  targets?: readonly string[] | null;
+  declaredRiskClass?: RiskClass | null;
+}
+
+/**
+ * Validates everything but the target (which the graph resolves) into the gate's request fields.
+ * A bad field is BAD_USER_INPUT naming `input.<field>` and the reason; nothing is recorded.
+ */
+export function parseClassifyInput(input: ClassifyActionArgs): Omit<ActionRequest, 'target'> {
+  const parsed = InputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw badInput(['input', ...issue.path.map(String)].join('.'), issue.message);
+  }
+  const { action, params, command, targets } = parsed.data;
+  return {
+    action,
+    params: (params ?? {}) as Record<string, unknown>,
+    command: command ?? null,
+    ...(targets ? { targets } : {}),
+    declaredRiskClass: input.declaredRiskClass ?? null,
+  };
+}
