@@ -1,0 +1,172 @@
+import { DateTime } from 'luxon';
+import type { Driver } from 'neo4j-driver';
+import { runningEventsOnHost } from '../../graph/event-queries.js';
+import { upsertEvents } from '../../graph/events.js';
+import { guestKindsOfCluster } from '../../graph/guest-kinds.js';
+import { getIngestCursor, saveIngestCursor } from '../../graph/ingest-cursors.js';
+import { isoNow } from '../../graph/values.js';
+import type { EventRecord } from '../../model/events.js';
+import { mapLimit } from '../map-limit.js';
+import { createReport, finishReport, newUpdateTag, type IngestReport } from '../report.js';
+import type { ProxmoxClient } from './client.js';
+import { ProxmoxApiError } from './client-error.js';
+import { getClusterStatus } from './inventory-get.js';
+import { parseClusterStatus } from './inventory-parse.js';
+import { recheckRunningTasks } from './tasks-recheck.js';
+import { getNodeTasks } from './tasks-get.js';
+import { transformProxmoxTask } from './tasks-transform.js';
+import { advanceTaskCursor, guestKindsFromListing, taskListSince, type TaskWindowOptions } from './tasks-window.js';
+
+export interface SyncProxmoxTasksOptions extends Partial<TaskWindowOptions> {
+  /** Entries per list call (`limit`). Default 500. */
+  pageSize?: number;
+  /** List calls per node and pass; a window with more tasks is left for the next pass. Default 20. */
+  maxPages?: number;
+  /** Nodes read at once. Default 4. */
+  concurrency?: number;
+  /** Rows per UNWIND statement. Default 10 000. */
+  batchSize?: number;
+  /** The clock, for tests. Default now. */
+  now?: () => DateTime;
+}
+
+/** One node's read in a pass. */
+export interface NodeTaskRead {
+  node: string;
+  since: number;
+  listed: number;
+  /** The whole window was read (every page): only then does the cursor advance. */
+  complete: boolean;
+  cursor: number | null;
+  /** Stored running tasks re-read because the window no longer lists them. */
+  rechecked: number;
+}
+
+/** An ingest report plus what the task pass did with events and cursors. */
+export interface TaskSyncReport extends IngestReport {
+  events: { transformed: number; written: number; created: number; updated: number };
+  nodes: NodeTaskRead[];
+  /** Resources the events name that the graph does not hold yet (linked after the inventory pass). */
+  unlinkedResourceIds: string[];
+}
+
+/** The cursor stream id of one node's task list. */
+export function taskCursorId(cluster: string, node: string): string {
+  return `proxmox:${cluster}/node/${node}#tasks`;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Ingests every online node's task history: per node `GET /nodes/{node}/tasks?source=all&since=…`
+ * paged until the window is read, from the node's cursor minus an overlap (tasks that finished
+ * since are re-read and updated in place); stored running tasks older than the window are re-read
+ * on their own. Malformed UPIDs and entries that contradict their UPID go to `skipped`, never to
+ * the graph. A node whose read failed keeps its cursor; the others still advance.
+ */
+export async function syncProxmoxTasks(driver: Driver, client: ProxmoxClient, options: SyncProxmoxTasksOptions = {}): Promise<TaskSyncReport> {
+  const report: TaskSyncReport = {
+    ...createReport('proxmox', `proxmox:${new URL(client.baseUrl).host}`, newUpdateTag('proxmox-tasks')),
+    events: { transformed: 0, written: 0, created: 0, updated: 0 },
+    nodes: [],
+    unlinkedResourceIds: [],
+  };
+  let status;
+  try {
+    status = parseClusterStatus(await getClusterStatus(client));
+    report.fetched++;
+  } catch (err) {
+    report.errors.push({ scope: report.scope, path: '/cluster/status', status: err instanceof ProxmoxApiError ? err.status : null, message: message(err) });
+    return finishReport(report) as TaskSyncReport;
+  }
+  if (!status.ok) {
+    report.errors.push({ scope: report.scope, path: '/cluster/status', status: null, message: status.reason });
+    return finishReport(report) as TaskSyncReport;
+  }
+  const cluster = status.value.name;
+  report.scope = `proxmox:${cluster}`;
+  const known = await guestKindsOfCluster(driver, cluster);
+  const nodes = status.value.nodes.filter((n) => n.online !== false).map((n) => n.name);
+  for (const n of status.value.nodes.filter((x) => x.online === false)) {
+    report.errors.push({ scope: `${report.scope}/node/${n.name}`, path: null, status: null, message: 'node offline in /cluster/status: its tasks are read when it is back' });
+  }
+  const events: EventRecord[] = [];
+  await mapLimit(nodes, options.concurrency ?? 4, async (node) => {
+    report.nodes.push(await readNode(driver, client, cluster, node, known, options, report, events));
+  });
+  report.events.transformed = events.length;
+  const written = await upsertEvents(driver, events, { batchSize: options.batchSize, at: isoNow() });
+  report.events.written = written.written;
+  report.events.created = written.created;
+  report.events.updated = written.updated;
+  report.unlinkedResourceIds = written.unlinkedResourceIds;
+  // Cursors move only after the events are stored: a crash in between re-reads, never skips.
+  for (const n of report.nodes) {
+    if (n.complete && n.cursor !== null) {
+      n.cursor = await saveIngestCursor(driver, { id: taskCursorId(cluster, n.node), position: n.cursor, at: isoNow(), detail: { since: n.since, listed: n.listed } });
+    }
+  }
+  report.nodes.sort((a, b) => a.node.localeCompare(b.node));
+  report.complete = report.errors.length === 0;
+  return finishReport(report) as TaskSyncReport;
+}
+
+async function readNode(
+  driver: Driver,
+  client: ProxmoxClient,
+  cluster: string,
+  node: string,
+  known: Map<string, 'qemu' | 'lxc'>,
+  options: SyncProxmoxTasksOptions,
+  report: TaskSyncReport,
+  out: EventRecord[],
+): Promise<NodeTaskRead> {
+  const scope = `${report.scope}/node/${node}`;
+  const cursor = await getIngestCursor(driver, taskCursorId(cluster, node));
+  const nowSeconds = Math.floor((options.now?.() ?? DateTime.utc()).toSeconds());
+  const since = taskListSince(cursor?.position ?? null, nowSeconds, options);
+  const pageSize = options.pageSize ?? 500;
+  const maxPages = options.maxPages ?? 20;
+  const path = `/nodes/${node}/tasks`;
+  const entries: unknown[] = [];
+  let complete = false;
+  try {
+    for (let page = 0; page < maxPages; page++) {
+      const data = await getNodeTasks(client, node, { since, limit: pageSize, start: page * pageSize });
+      report.fetched++;
+      if (!Array.isArray(data)) throw new Error(`${path}: expected a list of tasks`);
+      entries.push(...data);
+      if (data.length < pageSize) {
+        complete = true;
+        break;
+      }
+    }
+    if (!complete) {
+      report.errors.push({ scope, path, status: null, message: `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)` });
+    }
+  } catch (err) {
+    report.errors.push({ scope, path, status: err instanceof ProxmoxApiError ? err.status : null, message: message(err) });
+  }
+  const siblings = guestKindsFromListing(entries);
+  const guestKindOf = (vmid: string) => known.get(vmid) ?? siblings.get(vmid) ?? null;
+  const starts: number[] = [];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const r = transformProxmoxTask(entry, { cluster, guestKindOf });
+    if (!r.ok) {
+      const upid = (entry as { upid?: unknown } | null)?.upid;
+      report.skipped.push({ what: 'row', id: typeof upid === 'string' ? upid : null, reason: r.reason });
+      continue;
+    }
+    if (r.event.node !== node) {
+      report.skipped.push({ what: 'row', id: r.event.id, reason: `listed by node ${node} but its UPID names node ${r.event.node}` });
+      continue;
+    }
+    out.push(r.event);
+    seen.add(r.event.id);
+    starts.push(DateTime.fromISO(r.event.startedAt).toSeconds());
+  }
+  const stale = (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id));
+  const rechecked = await recheckRunningTasks(client, cluster, node, stale, guestKindOf, report, out);
+  return { node, since, listed: entries.length, complete, cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, starts) : null, rechecked };
+}

@@ -1,0 +1,74 @@
+import type { Driver } from 'neo4j-driver';
+import { badInput } from '../../errors.js';
+import { upsertEvents } from '../../graph/events.js';
+import type { EventRecord } from '../../model/events.js';
+import { createReport, finishReport, newUpdateTag, type IngestReport } from '../report.js';
+import { transformVcenterEvent } from './events-transform.js';
+import { isObject } from './payload.js';
+
+/** An ingest report plus what happened to the events. */
+export interface EventImportReport extends IngestReport {
+  events: { transformed: number; written: number; created: number; updated: number };
+}
+
+/** Keys under which exports and API answers hold the event list. */
+const LIST_KEYS = ['events', 'Events', 'value', 'returnval'];
+
+/**
+ * The events of a document: a JSON array, an object holding one under a list key, or a single
+ * event (bare or in a CloudEvent envelope). Text is parsed as JSON, else as JSON lines
+ * (`govc events -json` writes one object per line). Anything else is bad input naming `field`.
+ */
+export function eventsOfDocument(document: unknown, field = 'events'): unknown[] {
+  if (typeof document === 'string') return eventsOfDocument(parseText(document, field), field);
+  if (Array.isArray(document)) return document;
+  if (isObject(document)) {
+    const key = LIST_KEYS.find((k) => Array.isArray(document[k]));
+    return key ? (document[key] as unknown[]) : [document];
+  }
+  throw badInput(field, 'expected a JSON array of vCenter events, an object holding one (events, Events, value, returnval), or one event');
+}
+
+function parseText(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+    try {
+      return lines.map((l) => JSON.parse(l) as unknown);
+    } catch (err) {
+      throw badInput(field, `neither JSON nor JSON lines: ${(err as Error).message}`);
+    }
+  }
+}
+
+/**
+ * Imports vCenter events for one server (ids are `vcenter:<server>/event/<key>`): VMOMI JSON,
+ * PascalCase, pyVmomi references, CloudEvent envelopes, short govc records. Events that cannot be
+ * read go to `skipped` with the reason; the rest are upserted idempotently (the same key twice is
+ * one event) and linked to their resources when those exist.
+ */
+export async function importVcenterEvents(driver: Driver, document: unknown, options: { server: string }): Promise<EventImportReport> {
+  if (typeof options.server !== 'string' || !/^[^\s/]+$/.test(options.server)) {
+    throw badInput('server', 'must be the vCenter server name as its ids use it (no spaces or slashes), e.g. vc1.lan');
+  }
+  const items = eventsOfDocument(document);
+  const report: EventImportReport = {
+    ...createReport('vcenter', `vcenter:${options.server}`, newUpdateTag('vcenter-events')),
+    events: { transformed: 0, written: 0, created: 0, updated: 0 },
+  };
+  report.fetched = items.length;
+  const events: EventRecord[] = [];
+  items.forEach((item, i) => {
+    const r = transformVcenterEvent(item, { server: options.server });
+    if (r.ok) events.push(r.event);
+    else report.skipped.push({ what: 'row', id: `events[${i}]`, reason: r.reason });
+  });
+  report.events.transformed = events.length;
+  const written = await upsertEvents(driver, events);
+  report.events.written = written.written;
+  report.events.created = written.created;
+  report.events.updated = written.updated;
+  report.complete = true;
+  return finishReport(report) as EventImportReport;
+}

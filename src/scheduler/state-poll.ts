@@ -1,0 +1,75 @@
+import type { Driver } from 'neo4j-driver';
+import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../correlator/runner.js';
+import type { TransitionRecord } from '../graph/transition-record.js';
+import { linkEventsToResources } from '../graph/events.js';
+import type { IngestReport, ProgressSink } from '../ingest/report.js';
+import type { ProxmoxClient } from '../ingest/proxmox/client.js';
+import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
+import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
+import { DEFAULT_POLICY_PATH, loadPolicyFile } from '../policy/load.js';
+import type { SuppressionMode } from '../policy/schema.js';
+import { transitionPubSub } from '../server/transition-pubsub.js';
+
+export interface StatePollOptions {
+  /** The policy's `attribution.suppression`; read from `policyFile` when not given. */
+  suppression?: SuppressionMode;
+  /** Policy YAML (AITIA_POLICY_FILE); default the shipped policy. */
+  policyFile?: string;
+  /** Correlator tuning, e.g. the node clock-skew tolerance. */
+  correlator?: Partial<CorrelatorSettings>;
+  tasks?: SyncProxmoxTasksOptions;
+  inventory?: SyncProxmoxOptions;
+  /** Where new transitions go; default the process's bus (the `transitionObserved` subscription). */
+  publish?: (transition: TransitionRecord) => void;
+  onProgress?: ProgressSink;
+}
+
+/** What one state poll did, stage by stage. */
+export interface StatePollResult {
+  tasks: TaskSyncReport;
+  inventory: IngestReport;
+  /** Events linked to resources that appeared in this poll's inventory. */
+  linkedEvents: number;
+  correlation: CorrelationReport;
+}
+
+/** The suppression mode of a policy file (default the shipped one); an invalid file is an error naming it. */
+export async function suppressionFromPolicy(path?: string): Promise<SuppressionMode> {
+  const file = path ?? DEFAULT_POLICY_PATH;
+  const loaded = await loadPolicyFile(file);
+  if (!loaded.ok) throw new Error(`policy ${file} is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.reason}`).join('; ')}`);
+  return loaded.policy.attribution.suppression;
+}
+
+/**
+ * One Proxmox state poll, in the order attribution needs: (1) task ingest, so the tasks that explain
+ * a change are in the graph before it is explained; (2) the inventory/state sync, which reports the
+ * state changes; (3) correlation: each change becomes a stored, attributed, gated Transition.
+ * Used by the poller and by `aitia ingest proxmox --once`.
+ */
+export async function runProxmoxStatePoll(driver: Driver, client: ProxmoxClient, options: StatePollOptions = {}): Promise<StatePollResult> {
+  const suppression = options.suppression ?? (await suppressionFromPolicy(options.policyFile));
+  const tasks = await syncProxmoxTasks(driver, client, options.tasks);
+  const inventory = await syncProxmox(driver, client, { ...options.inventory, onProgress: options.inventory?.onProgress ?? options.onProgress });
+  const linkedEvents = await linkEventsToResources(driver, tasks.unlinkedResourceIds);
+  const correlation = await correlateChanges(driver, inventory.stateChanges, {
+    observedAt: inventory.startedAt,
+    observer: `scheduler:${inventory.scope}`,
+    suppression,
+    settings: options.correlator,
+    publish: options.publish ?? ((t) => transitionPubSub.publish(t)),
+  });
+  return { tasks, inventory, linkedEvents, correlation };
+}
+
+/** One line per stage for logs and the CLI. */
+export function formatStatePoll(r: StatePollResult): string[] {
+  const t = r.tasks;
+  const c = r.correlation;
+  const byConfidence = (level: string) => c.created.filter((x) => x.attribution.confidence === level).length;
+  return [
+    `${t.scope} tasks: nodes=${t.nodes.length} listed=${t.nodes.reduce((n, x) => n + x.listed, 0)} events=${t.events.written} new=${t.events.created} updated=${t.events.updated} skipped=${t.skipped.length} errors=${t.errors.length}`,
+    `${r.inventory.scope} state: changes=${r.inventory.stateChanges.length} linked-events=${r.linkedEvents}`,
+    `${r.inventory.scope} transitions: new=${c.created.length} (high=${byConfidence('high')} medium=${byConfidence('medium')} low=${byConfidence('low')} none=${byConfidence('none')}) existing=${c.existing.length} conditions opened=${c.conditions.opened.length} resolved=${c.conditions.resolved.length} errors=${c.errors.length}`,
+  ];
+}

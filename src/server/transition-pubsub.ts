@@ -1,0 +1,33 @@
+import { SlidingBuffer, createPubSub, type PubSubEventTarget } from 'graphql-yoga';
+import type { TransitionRecord } from '../graph/transition-record.js';
+
+/** Topics of the transition bus and what each carries. */
+type TransitionTopics = { transitionObserved: [TransitionRecord] };
+
+/** The in-process bus between the correlator runner (publishes) and `transitionObserved` subscribers. */
+export interface TransitionPubSub {
+  publish(transition: TransitionRecord): void;
+  /** Every transition published from now on, until the iterator is returned. */
+  subscribe(): AsyncIterableIterator<TransitionRecord>;
+}
+
+/**
+ * A bus on graphql-yoga's createPubSub over one shared event target. Each subscriber gets its own
+ * sliding buffer: a slow one drops its oldest undelivered transitions instead of overflowing
+ * (a shared buffer instance, or none, would let one stalled agent fail the publishing poll).
+ */
+export function createTransitionPubSub(): TransitionPubSub {
+  const target = new EventTarget() as unknown as PubSubEventTarget<TransitionTopics>;
+  const publisher = createPubSub<TransitionTopics>({ eventTarget: target });
+  return {
+    publish: (transition) => publisher.publish('transitionObserved', transition),
+    subscribe: () =>
+      createPubSub<TransitionTopics>({ eventTarget: target, repeaterBuffer: new SlidingBuffer(256) }).subscribe('transitionObserved') as AsyncIterableIterator<TransitionRecord>,
+  };
+}
+
+/**
+ * The process's bus: the scheduler in `aitia serve` and the GraphQL app share it unless
+ * AppServices names another (one process, one bus; replicas would need a shared event target).
+ */
+export const transitionPubSub: TransitionPubSub = createTransitionPubSub();
