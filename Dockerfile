@@ -24,6 +24,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/vendor ./vendor
 COPY schema ./schema
 COPY policy ./policy
 USER node

@@ -7,6 +7,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { authPlugin, principals } from './auth.js';
 import type { AppServices, RequestContext } from './context.js';
 import { makeMaskError } from './errors.js';
+import { renderLocalGraphiQL } from './graphiql.js';
 import { createLoaders } from './loaders.js';
 import { buildSchema } from './schema.js';
 import type { TokenStore } from './tokens.js';
@@ -20,6 +21,7 @@ export function createGraphqlApp(services: AppServices, tokens: TokenStore): Yog
     schema: buildSchema() as never,
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'aitia', defaultQuery: '# Set the header Authorization: Bearer <token> below, then:\n{ about { version principal role } }\n' },
+    renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     logging: false,
     maskedErrors: { maskError: makeMaskError(services.log) },

@@ -3,6 +3,7 @@ import type { Driver } from 'neo4j-driver';
 import { LATEST_MIGRATION, appliedVersion } from '../graph/index.js';
 import type { AppServices } from './context.js';
 import { createGraphqlApp } from './app.js';
+import { GRAPHIQL_ASSET_PREFIX, createAssetHandler, graphiqlAssetDir } from './graphiql.js';
 import type { TokenStore } from './tokens.js';
 
 /** Is Neo4j reachable and the schema at the code's migration version? */
@@ -18,6 +19,9 @@ async function readiness(driver: Driver): Promise<{ ready: boolean; detail: Reco
 /** The HTTP server: /graphql (yoga), /healthz (process alive), /readyz (Neo4j + migrations). */
 export function createHttpServer(services: AppServices, tokens: TokenStore): Server {
   const yoga = createGraphqlApp(services, tokens);
+  const assetDir = graphiqlAssetDir();
+  if (!assetDir) services.log.warn('GraphiQL assets not found under vendor/graphiql (run npm run assets); the browser page will not load offline');
+  const asset = assetDir ? createAssetHandler(assetDir) : () => null;
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {
@@ -28,6 +32,12 @@ export function createHttpServer(services: AppServices, tokens: TokenStore): Ser
       void readiness(services.driver).then(({ ready, detail }) => {
         res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));
       });
+      return;
+    }
+    if (path?.startsWith(GRAPHIQL_ASSET_PREFIX) && req.method === 'GET') {
+      const found = asset(path);
+      if (found) res.writeHead(200, { 'content-type': found.type, 'cache-control': 'public, max-age=86400' }).end(found.body);
+      else res.writeHead(404).end();
       return;
     }
     if (path === '/graphql') {
