@@ -30,11 +30,12 @@ export function commandExists(cmd: string, args: string[] = ['-version']): boole
  * Compiles the launcher and resolves its classpath with Maven once; later calls reuse the cached
  * `target/classpath.txt` until pom.xml or the Java source changes. Returns the full classpath.
  */
-export function resolveClasspath(options: { log?: (msg: string) => void } = {}): string {
+export function resolveClasspath(options: { log?: (msg: string) => void; force?: boolean } = {}): string {
   const dir = launcherProjectDir();
   const cacheFile = join(dir, 'target', 'classpath.txt');
   const classes = join(dir, 'target', 'classes');
   const fresh =
+    !options.force &&
     existsSync(cacheFile) &&
     existsSync(join(classes, 'dev', 'aitia', 'neo4j', 'EmbeddedNeo4j.class')) &&
     statSync(cacheFile).mtimeMs >= Math.max(newestMtime(join(dir, 'pom.xml')), newestMtime(join(dir, 'src')));

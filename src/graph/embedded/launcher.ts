@@ -110,11 +110,13 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
     out.end();
   };
   if (!ready) {
-    const why = exited !== undefined ? `exited with code ${exited}` : `not ready after ${timeoutS} s`;
+    // Decide what happened before stop(), which makes every child "exited".
+    const died = exited !== undefined;
+    const why = died ? `exited with code ${exited}` : `not ready after ${timeoutS} s`;
     await stop();
     const msg = `embedded Neo4j ${why} (log ${logFile}):\n${tail(logFile)}`;
     if (/Address already in use|BindException/.test(msg)) throw new EmbeddedNeo4jError('PORT_IN_USE', `port in use: 127.0.0.1:${port}\n${msg}`);
-    throw new EmbeddedNeo4jError(exited !== undefined ? 'EXITED' : 'NOT_READY', msg);
+    throw new EmbeddedNeo4jError(died ? 'EXITED' : 'NOT_READY', msg);
   }
   log(`embedded Neo4j 5.26 ready on bolt://127.0.0.1:${port} in ${((Date.now() - started) / 1000).toFixed(1)} s (data ${dataDir})`);
   return { uri: `bolt://127.0.0.1:${port}`, port, logFile, pid: child.pid, stop };
