@@ -2,6 +2,7 @@ import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { aboutResolvers } from './about.js';
 import { auditResolvers } from './audit.js';
+import { checkResolvers } from './checks.js';
 import { conditionResolvers } from './conditions.js';
 import { healthResolvers } from './health.js';
 import { lifecycleResolvers } from './lifecycle.js';
@@ -19,6 +20,7 @@ export const resolvers = mergeResolvers([
   conditionResolvers,
   healthResolvers,
   auditResolvers,
+  checkResolvers,
   policyResolvers,
   lifecycleResolvers,
 ]) as Resolvers;

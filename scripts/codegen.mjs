@@ -41,6 +41,8 @@ const output = await codegen({
       Network: '../graph/resource-record.js#ResourceRecord',
       Service: '../graph/resource-record.js#ResourceRecord',
       Relationship: '../graph/edge-record.js#EdgeRecord',
+      Check: '../graph/checks.js#CheckRecord',
+      Condition: '../graph/condition-queries.js#ConditionRecord',
     },
     avoidOptionals: false,
     maybeValue: 'T | null | undefined',

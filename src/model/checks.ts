@@ -48,6 +48,14 @@ export type CheckDefinition = z.infer<typeof CheckDefinitionSchema>;
 /** Seconds between runs of one check: at least 5 (the scheduler ticks every few seconds), at most a day. */
 export const CheckIntervalSchema = z.number().int().min(5, 'must be at least 5 seconds').max(86_400, 'must be at most 86400 seconds (a day)').default(60);
 
+/** What an operator reads as the check's target: the URL, host:port, or the property read. */
+export function checkTarget(definition: { kind: string; spec: Record<string, unknown> }): string {
+  if (definition.kind === 'http') return String(definition.spec.url);
+  if (definition.kind === 'tcp') return `${String(definition.spec.host)}:${String(definition.spec.port)}`;
+  if (definition.kind === 'proxmox_agent') return 'qemu_guest_agent';
+  return 'state';
+}
+
 /** One stored result. `unreachable`: the address did not answer at all (see the probes). */
 export const CheckResultSchema = z.object({
   status: CheckResultStatusSchema,

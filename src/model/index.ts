@@ -11,3 +11,4 @@ export * from './states.js';
 export * from './vcenter-states.js';
 export * from './attribute-ownership.js';
 export * from './checks.js';
+export * from './check-input.js';

@@ -9,14 +9,6 @@ import { probeTcp } from './probes/tcp-probe.js';
 /** Extra time a network probe gets past its own timeout before the runner gives up on it. */
 const HARD_CAP_GRACE_MS = 1000;
 
-/** What an operator reads as the check's target: the URL, host:port, or the property read. */
-export function checkTarget(definition: { kind: string; spec: Record<string, unknown> }): string {
-  if (definition.kind === 'http') return String(definition.spec.url);
-  if (definition.kind === 'tcp') return `${String(definition.spec.host)}:${String(definition.spec.port)}`;
-  if (definition.kind === 'proxmox_agent') return 'qemu_guest_agent';
-  return 'state';
-}
-
 function factsOf(resource: Record<string, unknown>): ResourceFacts | null {
   const kind = KindSchema.safeParse(resource.kind);
   if (!kind.success) return null;

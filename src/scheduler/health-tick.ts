@@ -5,8 +5,8 @@ import { dueChecks, recordCheckRuns, type CheckRunRow } from '../graph/check-run
 import { openCondition, resolveCondition } from '../graph/conditions.js';
 import { writeHealth, type HealthRow } from '../graph/health-write.js';
 import { mapLimit } from '../ingest/map-limit.js';
-import type { CheckResult } from '../model/index.js';
-import { checkTarget, runCheck } from './check-runner.js';
+import { checkTarget, type CheckResult } from '../model/index.js';
+import { runCheck } from './check-runner.js';
 import { planConditions, type CheckView, type ConditionAction } from './condition-plan.js';
 import { failingSignal, stepFlap, unreachableSignal } from './flap-state.js';
 import { deriveHealth, summariseHealth } from './health-rule.js';

@@ -1,6 +1,8 @@
 import { buildSchema, isEnumType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
+  CHECK_KINDS,
+  CHECK_RESULT_STATUSES,
   CONDITION_STATUSES,
   CONDITION_TYPES,
   EDGE_CONFIDENCES,
@@ -36,6 +38,8 @@ const MIRRORS: Array<[string, readonly string[]]> = [
   ['ConditionType', CONDITION_TYPES],
   ['ConditionStatus', CONDITION_STATUSES],
   ['Role', ROLES],
+  ['CheckKind', CHECK_KINDS],
+  ['CheckStatus', CHECK_RESULT_STATUSES],
   ['RiskClass', RISK_CLASSES],
   ['AutonomyLevel', AUTONOMY_LEVELS],
   ['ApprovalRequirement', APPROVAL_REQUIREMENTS],
