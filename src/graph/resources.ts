@@ -78,8 +78,11 @@ export async function upsertResources(driver: Driver, input: unknown[], options:
       SET r:${KIND_LABELS[kind]}, r.name = row.name, r.state = row.state, r.rawState = row.rawState,
           r.lastSeen = datetime($now), r.updateTag = $tag, r.missingSince = null,
           r.lifecycle = CASE WHEN row.lifecycle IS NOT NULL THEN row.lifecycle
-                             WHEN r.lifecycle IS NULL OR r.lifecycle = 'missing' THEN 'active'
-                             ELSE r.lifecycle END
+                             WHEN r.lifecycle IS NULL THEN 'active'
+                             // Seen again: back to what it was before it went missing (deprecated stays deprecated).
+                             WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active')
+                             ELSE r.lifecycle END,
+          r.lifecycleBeforeMissing = null
       SET r += row.attrs, r.providerAttrKeys = row.attrKeys
       REMOVE r.created
       RETURN row.id AS id, previous, row.state AS state, created`;

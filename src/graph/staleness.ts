@@ -28,18 +28,39 @@ export async function markUnseenResourcesMissing(
      WHERE r.id STARTS WITH $prefix AND coalesce(r.updateTag, '') <> $tag
        AND ($kinds IS NULL OR r.kind IN $kinds) AND coalesce(r.lifecycle, 'active') <> 'destroyed'
      WITH r, r.missingSince IS NULL AS fresh
-     SET r.missingSince = coalesce(r.missingSince, datetime($at)), r.lifecycle = 'missing'
+     SET r.missingSince = coalesce(r.missingSince, datetime($at)),
+        r.lifecycleBeforeMissing = CASE WHEN r.lifecycle = 'missing' THEN r.lifecycleBeforeMissing ELSE coalesce(r.lifecycle, 'active') END,
+        r.lifecycle = 'missing'
      RETURN count(r) AS marked, sum(CASE WHEN fresh THEN 1 ELSE 0 END) AS newly`,
     { prefix: prefixOf(options.scope), tag: options.updateTag, kinds: options.kinds ?? null, at: options.at ?? isoNow() },
   );
   return { marked: Number(records[0]?.get('marked') ?? 0), newlyMarked: Number(records[0]?.get('newly') ?? 0) };
 }
 
+/**
+ * Records that resources were seen by the sync tagged `updateTag` without rewriting their state or
+ * attributes (a guest the listing showed whose detail calls failed): their existence is confirmed,
+ * so a complete sync must not mark them missing, and a missing mark is lifted.
+ */
+export async function markResourcesSeen(driver: Driver, ids: readonly string[], options: { updateTag: string; at?: string }): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS id MATCH (r:Resource {id: id})
+     SET r.updateTag = $tag, r.lastSeen = datetime($at), r.missingSince = null,
+         r.lifecycle = CASE WHEN r.lifecycle = 'missing' THEN 'active' ELSE r.lifecycle END
+     RETURN count(r) AS n`,
+    { ids: [...ids], tag: options.updateTag, at: options.at ?? isoNow() },
+  );
+  return Number(records[0]?.get('n') ?? 0);
+}
+
 /** Marks named resources missing (e.g. a placeholder superseded by the real cluster). */
 export async function markResourcesMissing(driver: Driver, ids: readonly string[], at: string = isoNow()): Promise<number> {
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS id MATCH (r:Resource {id: id})
-     SET r.missingSince = coalesce(r.missingSince, datetime($at)), r.lifecycle = 'missing'
+     SET r.missingSince = coalesce(r.missingSince, datetime($at)),
+        r.lifecycleBeforeMissing = CASE WHEN r.lifecycle = 'missing' THEN r.lifecycleBeforeMissing ELSE coalesce(r.lifecycle, 'active') END,
+        r.lifecycle = 'missing'
      RETURN count(r) AS n`,
     { ids: [...ids], at },
   );

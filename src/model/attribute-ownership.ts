@@ -5,7 +5,7 @@ export const SCHEDULER_OWNED_KEYS = ['health', 'last_check', 'last_check_at', 'l
 /** Model fields that belong to the provider that reported the resource. */
 export const PROVIDER_OWNED_FIELDS = ['state', 'rawState', 'kind', 'provider', 'id', 'name'] as const;
 /** Bookkeeping fields set by aitia itself. */
-export const SYSTEM_FIELDS = ['slug', 'lifecycle', 'firstSeen', 'lastSeen', 'missingSince', 'updateTag', 'providerAttrKeys'] as const;
+export const SYSTEM_FIELDS = ['slug', 'lifecycle', 'firstSeen', 'lastSeen', 'missingSince', 'updateTag', 'providerAttrKeys', 'lifecycleBeforeMissing'] as const;
 
 export const HEALTH_MESSAGE =
   'health is scheduler-owned and was not written: it is derived from probes by the scheduler. Observe it with the healthSummary query and checks(resourceId).';

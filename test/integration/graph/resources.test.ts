@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getResourceById, getResourcesBySlug, resolveResource, upsertResources } from '../../../src/graph/index.js';
+import { markUnseenResourcesMissing } from '../../../src/graph/staleness.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver, scope } = useGraph();
@@ -51,5 +52,15 @@ describe('resource repository', () => {
     await expect(resolveResource(driver, { slug: 'vm:does-not-exist-' + scope })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(resolveResource(driver, { id: 'x', slug: 'vm:y' })).rejects.toThrow(/exactly one of id or slug/);
     await expect(resolveResource(driver, { slug: 'toaster:y' })).rejects.toThrow(/unknown kind/);
+  });
+
+  it('a deprecated resource that goes missing comes back deprecated, not active', async () => {
+    const row = vm(301, `old-${scope}`, 'running', { lifecycle: 'deprecated' });
+    await upsertResources(driver, [row], { updateTag: 'a' });
+    await upsertResources(driver, [vm(302, `other-${scope}`, 'running')], { updateTag: 'b' });
+    await markUnseenResourcesMissing(driver, { scope: `proxmox:${scope}`, updateTag: 'b' });
+    expect(await getResourceById(driver, row.id)).toMatchObject({ lifecycle: 'missing', missingSince: expect.any(String) });
+    await upsertResources(driver, [vm(301, `old-${scope}`, 'running')], { updateTag: 'c' });
+    expect(await getResourceById(driver, row.id)).toMatchObject({ lifecycle: 'deprecated', missingSince: null });
   });
 });
