@@ -31,8 +31,9 @@ async function inSlices<T>(rows: T[], size: number, fn: (slice: T[]) => Promise<
 export async function loadInventory(driver: Driver, rows: InventoryRow[], edges: EdgeInput[], options: LoadOptions, report: IngestReport): Promise<void> {
   const batchSize = options.batchSize ?? 1000;
   const write = { updateTag: options.updateTag, observedAt: options.observedAt, batchSize };
-  // Slices of 20 batches: upsertResources groups a call's rows in memory before batching.
-  const slice = Math.max(batchSize * 20, 1000);
+  // Slices of a few batches: upsertResources/upsertEdges group a call's rows by kind or type in
+  // memory (copying as they go) before batching, so one huge call costs more than several small ones.
+  const slice = Math.max(batchSize * 5, 1000);
   await inSlices(rows, slice, async (part) => {
     const res = await upsertResources(driver, part.map((r) => r.resource), write);
     report.resources.written += res.written;

@@ -52,27 +52,28 @@ export async function fetchGuestDetails(
     if (e && nodeSilent(e) && !silent.has(g.node)) silent.set(g.node, e.message);
     out.errors.push({ scope: `proxmox:${cluster}/node/${g.node}`, path, status: e?.status ?? null, message: e?.message ?? String(err) });
   };
-  const call = async (g: GuestEntry, path: string, fn: () => Promise<unknown>): Promise<unknown> => {
+  /** One detail call; `ok: false` when it failed or was not asked (a JSON `null` answer is still an answer). */
+  const call = async (g: GuestEntry, path: string, fn: () => Promise<unknown>): Promise<{ ok: boolean; data: unknown }> => {
     const down = silent.get(g.node);
     if (down !== undefined) {
       out.errors.push({ scope: `proxmox:${cluster}/node/${g.node}`, path, status: null, message: `not asked: node ${g.node} did not answer (${down})` });
-      return null;
+      return { ok: false, data: null };
     }
     try {
       const data = await fn();
       out.fetched++;
-      return data;
+      return { ok: true, data };
     } catch (err) {
       fail(g, path, err);
-      return null;
+      return { ok: false, data: null };
     }
   };
   await mapLimit(guests, options.concurrency, async (g) => {
     const base = `/nodes/${g.node}/${g.type}/${g.vmid}`;
     const status = await call(g, `${base}/status/current`, () => getGuestStatus(client, g.node, g.type, g.vmid));
     const config = await call(g, `${base}/config`, () => getGuestConfig(client, g.node, g.type, g.vmid));
-    const detail: GuestDetail = { status, config, failed: status === null || config === null, ping: null };
-    if (g.type === 'qemu' && options.agentPing && status !== null && wantsPing(status) && !silent.has(g.node)) {
+    const detail: GuestDetail = { status: status.data, config: config.data, failed: !status.ok || !config.ok, ping: null };
+    if (g.type === 'qemu' && options.agentPing && status.ok && wantsPing(status.data) && !silent.has(g.node)) {
       detail.ping = await pingGuestAgent(client, g.node, g.vmid);
       if (detail.ping.ok || detail.ping.status === 500) out.fetched++;
       else out.skipped.push({ what: 'call', id: `${base}/agent/ping`, reason: `agent ping gave no answer (${detail.ping.message ?? 'no message'}): qemu_guest_agent left as it was` });

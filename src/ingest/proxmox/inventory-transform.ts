@@ -56,7 +56,7 @@ function splitTags(tags: string | undefined): string[] | undefined {
   return list.length > 0 ? list : undefined;
 }
 
-function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<string>, edges: EdgeInput[], scope: string): RawRow {
+function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<string>, edges: EdgeInput[], scope: string, problems: string[]): RawRow {
   const cluster = input.status.name;
   const id = resourceId('proxmox', cluster, g.type, g.vmid);
   const detail = input.details.get(guestKey(g));
@@ -65,6 +65,11 @@ function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<strin
   const configParse = detail?.config != null ? GuestConfigSchema.safeParse(detail.config) : null;
   const config = configParse?.success ? configParse.data : null;
   const nodeOnline = online.has(g.node);
+  // An answer that arrived but cannot be read leaves the guest half-seen: the pass is not complete.
+  if (detail && !detail.failed && (!status || !config)) {
+    const what = !status ? `status/current (${statusParse?.success === false ? statusParse.error.issues[0]?.message : 'empty'})` : 'config (not an object)';
+    problems.push(`${g.type}/${g.vmid} on ${g.node}: unreadable ${what}`);
+  }
   const attrs: Attributes = {};
   const put = (k: string, v: Attributes[string] | undefined | null) => {
     if (v !== undefined && v !== null && v !== '') attrs[k] = v;
@@ -151,7 +156,7 @@ export function transformProxmoxInventory(input: ProxmoxInventoryInput): Proxmox
     () => clusterRow(input, online),
     () => hostRows(input, edges, scope),
     () => storageRows(input, edges, scope),
-    ...input.resources.guests.map((g) => () => guestRow(g, input, online, edges, scope)),
+    ...input.resources.guests.map((g) => () => guestRow(g, input, online, edges, scope, problems)),
   ];
   const rows = validRows(raw, skipped, problems);
   return { cluster, scope, rows, edges: dedupeEdges(edges), skipped, problems };
