@@ -1,6 +1,7 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { aboutResolvers } from './about.js';
+import { attributionResolvers } from './attribution.js';
 import { auditResolvers } from './audit.js';
 import { checkResolvers } from './checks.js';
 import { conditionResolvers } from './conditions.js';
@@ -20,6 +21,7 @@ export const resolvers = mergeResolvers([
   conditionResolvers,
   healthResolvers,
   auditResolvers,
+  attributionResolvers,
   checkResolvers,
   policyResolvers,
   lifecycleResolvers,

@@ -1,7 +1,8 @@
 import type { CliCommand } from './context.js';
+import { eventsCommand } from './events.js';
 import { neo4jCommand } from './neo4j.js';
 import { serveCommand } from './serve.js';
 import { tokensCommand } from './tokens.js';
 
 /** Every subcommand, in the order `aitia --help` lists them. */
-export const COMMANDS: CliCommand[] = [serveCommand, tokensCommand, neo4jCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, tokensCommand, neo4jCommand, eventsCommand];

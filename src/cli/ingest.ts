@@ -4,11 +4,11 @@ import { AitiaError } from '../errors.js';
 import { listMissingResources } from '../graph/staleness.js';
 import { resolveManifestsAs } from '../ingest/identity/manifests-as.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
-import { syncProxmox } from '../ingest/proxmox/sync.js';
 import type { IngestReport } from '../ingest/report.js';
 import { importVcenterInventory } from '../ingest/vcenter/import.js';
 import { ProviderSchema } from '../model/index.js';
 import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
+import { formatStatePoll, runProxmoxStatePoll, statePollPass } from '../scheduler/state-poll.js';
 import type { CliCommand, CliContext } from './context.js';
 
 const USAGE = [
@@ -57,12 +57,15 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
   const graph = await ctx.openGraph();
   try {
     if (values.once) {
-      const report = await syncProxmox(graph.driver, client, sync);
-      printDetails(ctx, report);
-      return report.complete ? 0 : 1;
+      // One state poll: tasks, then inventory, then the transitions the changes became.
+      const result = await runProxmoxStatePoll(graph.driver, client, { policyFile: ctx.config.policyFile, inventory: sync, onTasks: (line) => ctx.print(line) });
+      printDetails(ctx, result.tasks);
+      printDetails(ctx, result.inventory);
+      for (const line of formatStatePoll(result).slice(1)) ctx.print(line);
+      return result.inventory.complete ? 0 : 1;
     }
     ctx.print(`polling ${url} every ${pollSeconds} s; Ctrl-C stops`);
-    const poller = startProxmoxPoller({ driver: graph.driver, client, intervalSeconds: pollSeconds, log: ctx.log, sync, onReport: (r) => printDetails(ctx, r, 5) });
+    const poller = startProxmoxPoller({ driver: graph.driver, client, intervalSeconds: pollSeconds, log: ctx.log, sync, onReport: (r) => printDetails(ctx, r, 5), run: statePollPass({ log: ctx.log, policyFile: ctx.config.policyFile }) });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -3,6 +3,9 @@ import { AitiaError } from '../errors.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
 import { createHttpServer, listen } from '../server/http.js';
+import { createProxmoxClient } from '../ingest/proxmox/client.js';
+import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
+import { statePollPass } from '../scheduler/state-poll.js';
 import { TokenStore, ensureDevTokens } from '../server/tokens.js';
 import type { CliCommand } from './context.js';
 
@@ -35,12 +38,20 @@ export const serveCommand: CliCommand = {
     const bound = await listen(server, config.host, config.port);
     log.info({ url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size }, 'aitia listening');
     ctx.print(`aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`);
+    // The Proxmox state poll (tasks → inventory → attributed transitions, published to subscribers).
+    const { url: pxUrl, token: pxToken, caFile, insecure, pollSeconds } = config.proxmox;
+    const pxClient = pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
+    const poller = pxClient
+      ? startProxmoxPoller({ driver: graph.driver, client: pxClient, intervalSeconds: pollSeconds, log, run: statePollPass({ log, suppression: policy.policy.attribution.suppression }) })
+      : null;
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
     log.info('shutting down');
+    await poller?.stop();
+    pxClient?.close();
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     await graph.close();

@@ -2,6 +2,7 @@ import type { Driver } from 'neo4j-driver';
 import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../correlator/runner.js';
 import type { TransitionRecord } from '../graph/transition-record.js';
 import { linkEventsToResources } from '../graph/events.js';
+import type { Logger } from '../log.js';
 import type { IngestReport, ProgressSink } from '../ingest/report.js';
 import type { ProxmoxClient } from '../ingest/proxmox/client.js';
 import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
@@ -22,6 +23,8 @@ export interface StatePollOptions {
   /** Where new transitions go; default the process's bus (the `transitionObserved` subscription). */
   publish?: (transition: TransitionRecord) => void;
   onProgress?: ProgressSink;
+  /** Called with the task stage's summary line as soon as that stage is done (before the inventory). */
+  onTasks?: (line: string, report: TaskSyncReport) => void;
 }
 
 /** What one state poll did, stage by stage. */
@@ -50,6 +53,7 @@ export async function suppressionFromPolicy(path?: string): Promise<SuppressionM
 export async function runProxmoxStatePoll(driver: Driver, client: ProxmoxClient, options: StatePollOptions = {}): Promise<StatePollResult> {
   const suppression = options.suppression ?? (await suppressionFromPolicy(options.policyFile));
   const tasks = await syncProxmoxTasks(driver, client, options.tasks);
+  options.onTasks?.(formatTaskSync(tasks), tasks);
   const inventory = await syncProxmox(driver, client, { ...options.inventory, onProgress: options.inventory?.onProgress ?? options.onProgress });
   const linkedEvents = await linkEventsToResources(driver, tasks.unlinkedResourceIds);
   const correlation = await correlateChanges(driver, inventory.stateChanges, {
@@ -62,14 +66,37 @@ export async function runProxmoxStatePoll(driver: Driver, client: ProxmoxClient,
   return { tasks, inventory, linkedEvents, correlation };
 }
 
-/** One line per stage for logs and the CLI. */
+/** The task stage in one line: `proxmox:lab tasks: nodes=3 listed=12 events=12 new=4 updated=1 skipped=0 errors=0`. */
+export function formatTaskSync(t: TaskSyncReport): string {
+  return `${t.scope} tasks: nodes=${t.nodes.length} listed=${t.nodes.reduce((n, x) => n + x.listed, 0)} events=${t.events.written} new=${t.events.created} updated=${t.events.updated} skipped=${t.skipped.length} errors=${t.errors.length}`;
+}
+
+/** One line per stage (tasks, state, transitions) for logs and the CLI. */
 export function formatStatePoll(r: StatePollResult): string[] {
-  const t = r.tasks;
   const c = r.correlation;
   const byConfidence = (level: string) => c.created.filter((x) => x.attribution.confidence === level).length;
   return [
-    `${t.scope} tasks: nodes=${t.nodes.length} listed=${t.nodes.reduce((n, x) => n + x.listed, 0)} events=${t.events.written} new=${t.events.created} updated=${t.events.updated} skipped=${t.skipped.length} errors=${t.errors.length}`,
+    formatTaskSync(r.tasks),
     `${r.inventory.scope} state: changes=${r.inventory.stateChanges.length} linked-events=${r.linkedEvents}`,
     `${r.inventory.scope} transitions: new=${c.created.length} (high=${byConfidence('high')} medium=${byConfidence('medium')} low=${byConfidence('low')} none=${byConfidence('none')}) existing=${c.existing.length} conditions opened=${c.conditions.opened.length} resolved=${c.conditions.resolved.length} errors=${c.errors.length}`,
   ];
+}
+
+/**
+ * A state poll as the Proxmox poller's `run` (src/scheduler/proxmox-poller.ts): each pass runs
+ * tasks → inventory → correlation, logs the task and transition stages, and hands the poller the
+ * inventory report it logs itself. The policy's suppression mode is read once, at the first pass.
+ */
+export function statePollPass(options: StatePollOptions & { log: Logger; onResult?: (result: StatePollResult) => void }) {
+  let suppression: Promise<SuppressionMode> | null = options.suppression ? Promise.resolve(options.suppression) : null;
+  return async (driver: Driver, client: ProxmoxClient, sync: SyncProxmoxOptions): Promise<IngestReport> => {
+    suppression ??= suppressionFromPolicy(options.policyFile);
+    const result = await runProxmoxStatePoll(driver, client, { ...options, suppression: await suppression, inventory: { ...options.inventory, ...sync } });
+    const [tasks, , transitions] = formatStatePoll(result);
+    options.log.info({ scope: result.tasks.scope, complete: result.tasks.complete, events: result.tasks.events, skipped: result.tasks.skipped.length, errors: result.tasks.errors.slice(0, 3) }, tasks!);
+    options.log.info({ created: result.correlation.created.map((t) => ({ id: t.id, confidence: t.attribution.confidence, decision: t.decision.decision })) }, transitions!);
+    for (const e of result.correlation.errors) options.log.error(e, 'transition not stored');
+    options.onResult?.(result);
+    return result.inventory;
+  };
 }

@@ -11,6 +11,8 @@ export interface AppServices {
   version: string;
   /** The gate's policy, loaded at start; absent only where a caller built services without one. */
   policy?: LoadedPolicy;
+  /** The transition bus for `transitionObserved`; default the process's (src/server/transition-pubsub.ts). */
+  transitionPubSub?: import('./transition-pubsub.js').TransitionPubSub;
 }
 
 /** What every resolver receives: the services, the caller, and this request's DataLoaders. */

@@ -28,6 +28,8 @@ export function labRoutes(
     .filter((e) => !(edits.without ?? []).includes(String(e.id)))
     .map((e) => ({ ...e, ...(edits.patchListing?.[String(e.id)] ?? {}) }));
   table.set('GET /cluster/resources', { body: listing });
+  // Task lists (the state poll reads them first): none recorded, so each node answers an empty list.
+  for (const n of ['pve1', 'pve2', 'pve3']) table.set(`GET /nodes/${n}/tasks`, { body: { data: [], total: 0 } });
   for (const key of edits.drop ?? []) table.delete(key);
   return table;
 }

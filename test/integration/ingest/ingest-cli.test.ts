@@ -33,8 +33,9 @@ describe('aitia ingest', () => {
   it('proxmox --once prints progress per stage and exits 0 on a complete pass', async () => {
     const { ctx, lines } = context();
     expect(await ingestCommand.run(['proxmox', '--once'], ctx)).toBe(0);
-    expect(lines.map((l) => l.split(' ')[1])).toEqual(['fetch:', 'transform:', 'load:', 'staleness:', 'done:']);
-    expect(lines.at(-1)).toMatch(new RegExp(`^proxmox:lab-${scope} done: fetched=\\d+ resources=23 written=23 new=23 edges=33 written=33 new=33 .* complete`));
+    // The state poll: tasks first, the inventory stages, then state changes and transitions.
+    expect(lines.map((l) => l.split(' ')[1])).toEqual(['tasks:', 'fetch:', 'transform:', 'load:', 'staleness:', 'done:', 'state:', 'transitions:']);
+    expect(lines.at(-3)).toMatch(new RegExp(`^proxmox:lab-${scope} done: fetched=\\d+ resources=23 written=23 new=23 edges=33 written=33 new=33 .* complete`));
   });
 
   it('proxmox --once exits 1 when the pass was incomplete, listing the errors', async () => {

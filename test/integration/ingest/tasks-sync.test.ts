@@ -52,7 +52,7 @@ describe('syncProxmoxTasks: a first pass and the next', () => {
     const haExec = taskEntry({ node: 'pve2', type: 'qmshutdown', id: '110', user: 'root@pam', start: iso(20, -15), end: iso(20, -40) });
     const backup = taskEntry({ node: 'pve1', type: 'vzdump', id: '200', user: 'root@pam', start: iso(60), end: iso(50) });
     const malformed = { upid: 'UPID:pve1:ZZZZ:00A1B2C3:6A05A0C0:qmstart:101:root@pam:', node: 'pve1', starttime: epoch(10), type: 'qmstart', status: 'OK', endtime: epoch(10) };
-    const contradicting = { ...taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(8), end: iso(8) }), type: 'qmstop' };
+    const contradicting: Record<string, unknown> = { ...taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(8), end: iso(8) }), type: 'qmstop' };
     entries = [stop, shutdown, haStop, haExec, backup, malformed, contradicting];
 
     const report = await sync();

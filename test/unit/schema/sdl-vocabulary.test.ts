@@ -15,6 +15,7 @@ import {
   ROLES,
   STATES,
 } from '../../../src/model/index.js';
+import { ACTOR_KINDS, ATTRIBUTION_CONFIDENCES, EVENT_TYPES, STATUS_CLASSES } from '../../../src/model/events.js';
 import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from '../../../src/policy/index.js';
 import { loadTypeDefs } from '../../../src/server/schema.js';
 import { KIND_TYPENAMES } from '../../../resolvers/resources.js';
@@ -44,6 +45,10 @@ const MIRRORS: Array<[string, readonly string[]]> = [
   ['AutonomyLevel', AUTONOMY_LEVELS],
   ['ApprovalRequirement', APPROVAL_REQUIREMENTS],
   ['Approval', [...APPROVAL_REQUIREMENTS, 'not_approvable']],
+  ['AttributionConfidence', ATTRIBUTION_CONFIDENCES],
+  ['ActorKind', ACTOR_KINDS],
+  ['EventStatusClass', STATUS_CLASSES],
+  ['EventType', EVENT_TYPES],
   ...KINDS.map((k) => [`${KIND_TYPENAMES[k]}State`, STATES[k]] as [string, readonly string[]]),
 ];
 

@@ -1,0 +1,114 @@
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { correlateChanges, explainStoredTransition } from '../../../correlator/runner.js';
+import { listConditions } from '../../../src/graph/conditions.js';
+import { upsertEvents } from '../../../src/graph/events.js';
+import { upsertResources } from '../../../src/graph/resources.js';
+import { listTransitions } from '../../../src/graph/transition-queries.js';
+import type { TransitionRecord } from '../../../src/graph/transition-record.js';
+import { useGraph } from '../../support/graph.js';
+import { taskEvent, useEventCleanup } from '../../support/proxmox-tasks.js';
+
+const { driver, scope } = useGraph();
+useEventCleanup(driver, scope);
+const cluster = `lab-${scope}`;
+const vmId = (vmid: string) => `proxmox:${cluster}/qemu/${vmid}`;
+const T = DateTime.fromISO('2026-05-14T02:08:31Z', { zone: 'utc' });
+const at = (s: number) => T.plus({ seconds: s }).toISO({ suppressMilliseconds: true })!;
+
+async function vm(vmid: string, state: string) {
+  await upsertResources(driver, [{ id: vmId(vmid), kind: 'vm', provider: 'proxmox', name: `web-${vmid}-${scope}`, state, rawState: state }]);
+}
+
+describe('correlateChanges', () => {
+  it('stores an attributed, gated transition once, linked to its resource, and publishes it once', async () => {
+    await vm('101', 'running');
+    const stop = taskEvent(cluster, { node: 'pve1', type: 'qmstop', id: '101', user: 'alice@pve', start: at(-2), end: at(-1) });
+    await upsertEvents(driver, [stop]);
+    const published: TransitionRecord[] = [];
+    const change = { id: vmId('101'), kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
+    const options = { observedAt: at(0), observer: 'test-poll', suppression: 'shadow' as const, publish: (t: TransitionRecord) => published.push(t) };
+
+    const first = await correlateChanges(driver, [change], options);
+    expect(first.errors).toEqual([]);
+    expect(first.created).toHaveLength(1);
+    const t = first.created[0]!;
+    expect(t).toMatchObject({
+      id: `${vmId('101')}#running>stopped@${T.toMillis()}`,
+      from: 'running',
+      to: 'stopped',
+      rawTo: 'stopped',
+      observer: 'test-poll',
+      attribution: { confidence: 'high', actor: 'alice@pve', actorKind: 'human', deltaSeconds: 1, events: [expect.objectContaining({ id: stop.id, role: 'cause' })] },
+      decision: { decision: 'open_incident', wouldHaveSuppressed: expect.stringContaining('Stopped by alice@pve') },
+    });
+    expect(t.narrative).toBe(
+      `vm web-101-${scope} (${vmId('101')}) went running → stopped at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (${stop.id}), 02:08:29–02:08:30 UTC, OK. Confidence high: expected task type, 1 s before the observation.`,
+    );
+    const { records } = await driver.executeQuery(
+      'MATCH (t:Transition {id: $id})-[:OF]->(r:Resource) RETURN r.id AS rid, t.confidence AS c, t.eventIds AS ids, t.decisionReasons AS reasons',
+      { id: t.id },
+    );
+    expect(records.map((r) => [r.get('rid'), r.get('c'), r.get('ids')])).toEqual([[vmId('101'), 'high', [stop.id]]]);
+
+    const again = await correlateChanges(driver, [change], options);
+    expect(again).toMatchObject({ created: [], existing: [t.id] });
+    expect(published.map((p) => p.id)).toEqual([t.id]);
+  });
+
+  it('one task does not explain two transitions of the same kind on the same resource', async () => {
+    await vm('102', 'running');
+    const stop = taskEvent(cluster, { node: 'pve1', type: 'qmstop', id: '102', user: 'alice@pve', start: at(-2), end: at(-1) });
+    await upsertEvents(driver, [stop]);
+    const base = { observer: 'test-poll', suppression: 'shadow' as const };
+    const c = (from: string, to: string) => ({ id: vmId('102'), kind: 'vm' as const, from, to });
+    await correlateChanges(driver, [c('running', 'stopped')], { ...base, observedAt: at(0) });
+    // The guest comes back with no start task (the stop is only related: medium) and stops again a
+    // minute later, still within the look-back: the stop already explained a running → stopped.
+    await correlateChanges(driver, [c('stopped', 'running')], { ...base, observedAt: at(30) });
+    const second = await correlateChanges(driver, [c('running', 'stopped')], { ...base, observedAt: at(60) });
+    expect(second.created[0]!.attribution).toMatchObject({ confidence: 'none', consideredEvents: 1 });
+    expect(second.created[0]!.narrative).toMatch(/already explain earlier transitions; the cause is unknown\.$/);
+    const page = await listTransitions(driver, { resourceId: vmId('102') });
+    expect(page.transitions.map((x) => `${x.transition.from}>${x.transition.to}:${x.transition.attribution.confidence}`)).toEqual([
+      'running>stopped:none',
+      'stopped>running:medium',
+      'running>stopped:high',
+    ]);
+  });
+
+  it('paused on an I/O error opens a condition carrying the attribution; leaving the state resolves it', async () => {
+    await vm('113', 'running');
+    const base = { observer: 'test-poll', suppression: 'shadow' as const };
+    const opened = await correlateChanges(driver, [{ id: vmId('113'), kind: 'vm', from: 'running', to: 'paused_io_error', rawState: 'running/io-error' }], { ...base, observedAt: at(0) });
+    expect(opened.conditions.opened).toHaveLength(1);
+    const [open] = (await listConditions(driver, { resourceId: vmId('113'), status: 'open' })).conditions;
+    expect(open).toMatchObject({
+      type: 'paused_io_error',
+      evidence: { transitionId: opened.created[0]!.id, rawState: 'running/io-error' },
+      attribution: { transitionId: opened.created[0]!.id, confidence: 'none', narrative: expect.stringContaining('the cause is unknown') },
+    });
+    const resolved = await correlateChanges(driver, [{ id: vmId('113'), kind: 'vm', from: 'paused_io_error', to: 'running' }], { ...base, observedAt: at(120) });
+    expect(resolved.conditions.resolved).toEqual([open!.id]);
+    expect((await listConditions(driver, { resourceId: vmId('113'), status: 'open' })).conditions).toEqual([]);
+  });
+
+  it('suppression on: a high-confidence principal suppresses; the gate reasons are stored', async () => {
+    await vm('104', 'running');
+    await upsertEvents(driver, [taskEvent(cluster, { node: 'pve1', type: 'qmshutdown', id: '104', user: 'ops@pve!deploy', start: at(-40), end: at(-3) })]);
+    const r = await correlateChanges(driver, [{ id: vmId('104'), kind: 'vm', from: 'running', to: 'stopped' }], { observedAt: at(0), observer: 'test-poll', suppression: 'on' });
+    expect(r.created[0]).toMatchObject({ attribution: { confidence: 'high', actor: 'ops@pve!deploy', actorKind: 'api_token' }, decision: { decision: 'suppress' } });
+    expect(r.created[0]!.decision.reasons[0]).toMatch(/attribution.suppression is on/);
+  });
+});
+
+describe('explainStoredTransition', () => {
+  it('answers from stored events without storing anything', async () => {
+    await vm('105', 'running');
+    await upsertEvents(driver, [taskEvent(cluster, { node: 'pve1', type: 'qmstart', id: '105', user: 'alice@pve', start: at(-200), end: at(-198) })]);
+    const x = await explainStoredTransition(driver, { resourceId: vmId('105'), kind: 'vm', from: 'running', to: 'stopped', observedAt: at(0) });
+    expect(x.attribution).toMatchObject({ confidence: 'medium', expectedType: false });
+    expect(x.narrative).toMatch(/Confidence medium: unexpected task type for running → stopped/);
+    expect((await listTransitions(driver, { resourceId: vmId('105') })).transitions).toEqual([]);
+  });
+});
