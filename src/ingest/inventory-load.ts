@@ -11,6 +11,7 @@ export interface InventoryRow {
   clear: string[];
 }
 
+/** How one load pass stamps and batches its writes. */
 export interface LoadOptions {
   updateTag: string;
   observedAt: string;

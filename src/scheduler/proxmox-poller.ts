@@ -4,6 +4,7 @@ import type { ProxmoxClient } from '../ingest/proxmox/client.js';
 import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
 import type { IngestReport } from '../ingest/report.js';
 
+/** What the poller polls, how often, and where reports go. */
 export interface ProxmoxPollerOptions {
   driver: Driver;
   client: ProxmoxClient;

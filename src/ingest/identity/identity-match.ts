@@ -4,6 +4,7 @@ import { normaliseMac } from './mac.js';
 
 /** How two perspectives were matched, strongest first. */
 export const IDENTITY_RULES = ['smbios_uuid', 'mac_address', 'serial', 'name'] as const;
+/** One of {@link IDENTITY_RULES}. */
 export type IdentityRule = (typeof IDENTITY_RULES)[number];
 
 /** One inferred identity: `fromId` MANIFESTS_AS `toId`. */

@@ -12,6 +12,7 @@ export { matchIdentities, IDENTITY_RULES, type IdentityMatch, type IdentityRule 
 /** The source every edge of this resolver carries; withdrawing by it never touches observed edges. */
 export const MANIFESTS_AS_SOURCE = 'resolver:manifests_as';
 
+/** What one resolver run matched, wrote and withdrew. */
 export interface ManifestsAsResult {
   matches: IdentityMatch[];
   ambiguous: AmbiguousValue[];

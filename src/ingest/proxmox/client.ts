@@ -17,6 +17,7 @@ export interface ProxmoxClient {
   close(): void;
 }
 
+/** Connection settings, from AITIA_PROXMOX_* (see src/config.ts). */
 export interface ProxmoxClientOptions {
   /** `https://host:8006` (`http://` only for a local stand-in). */
   baseUrl: string;

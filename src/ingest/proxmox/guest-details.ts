@@ -9,6 +9,7 @@ import { guestKey } from './inventory-parse.js';
 import { GuestStatusSchema, type GuestEntry } from './inventory-schemas.js';
 import type { GuestDetail } from './inventory-transform.js';
 
+/** The detail calls' answers per guest, with what failed. */
 export interface GuestDetailsResult {
   details: Map<string, GuestDetail>;
   /** Calls answered. */

@@ -31,6 +31,7 @@ export interface ParsedClusterResources {
   ignored: number;
 }
 
+/** A parse that either gives the value or says why not. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 function issues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {

@@ -25,6 +25,7 @@ export interface GuestDetail {
   ping: AgentPingAnswer | null;
 }
 
+/** Everything the transform needs, already fetched and parsed. */
 export interface ProxmoxInventoryInput {
   /** The configured API base; recorded on the cluster resource to find it when the API is down. */
   apiUrl: string;

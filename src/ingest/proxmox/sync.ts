@@ -11,6 +11,7 @@ import { loadProxmoxInventory } from './inventory-load.js';
 import { onlineNodes, parseClusterResources, parseClusterStatus } from './inventory-parse.js';
 import { transformProxmoxInventory } from './inventory-transform.js';
 
+/** Tuning for one Proxmox inventory pass. */
 export interface SyncProxmoxOptions {
   /** Written on every node and edge this pass touches; generated when omitted. */
   updateTag?: string;

@@ -6,6 +6,7 @@ import { loadInventory } from '../inventory-load.js';
 import { createReport, emitProgress, finishReport, newUpdateTag, type IngestReport, type ProgressSink } from '../report.js';
 import { transformVcenterInventory } from './inventory-transform.js';
 
+/** Where the document came from and whether it is a complete listing. */
 export interface ImportVcenterOptions {
   /** Names the vCenter in ids (`vcenter:<server>/vm/<moref>`): morefs are unique per vCenter only. */
   server: string;
