@@ -5,6 +5,7 @@ import { loadStartupPolicy } from '../policy/startup.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
+import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { statePollPass } from '../scheduler/state-poll.js';
 import { TokenStore, ensureDevTokens } from '../server/tokens.js';
 import type { CliCommand } from './context.js';
@@ -44,12 +45,15 @@ export const serveCommand: CliCommand = {
     const poller = pxClient
       ? startProxmoxPoller({ driver: graph.driver, client: pxClient, intervalSeconds: pollSeconds, log, run: statePollPass({ log, suppression: policy.policy.attribution.suppression }) })
       : null;
+    // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).
+    const health = startHealthScheduler({ driver: graph.driver, log, tickSeconds: 10, concurrency: 8, k: 3, historySize: 20 });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
     log.info('shutting down');
+    await health.stop();
     await poller?.stop();
     pxClient?.close();
     server.closeAllConnections();
