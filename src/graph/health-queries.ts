@@ -1,7 +1,7 @@
 import type { Driver } from 'neo4j-driver';
 import { HEALTHS, type Health, type Kind, type Provider } from '../model/index.js';
 import { resourceFromProperties, type ResourceRecord } from './resource-record.js';
-import { IMPACT_TYPES } from './traversal.js';
+import { depthQuantifier, impactHops } from './traversal.js';
 
 export interface HealthScope {
   kind?: Kind | null;
@@ -17,8 +17,8 @@ export async function healthSummary(
 ): Promise<{ total: number; counts: Array<{ health: Health; count: number }>; attention: ResourceRecord[] }> {
   const scoped = scope.underId
     ? `MATCH (root:Resource {id: $under})
-       OPTIONAL MATCH (root)<-[:${IMPACT_TYPES.join('|')}]-{1,10}(d:Resource)
-       WITH collect(DISTINCT d) + [root] AS all UNWIND all AS r WITH DISTINCT r`
+       OPTIONAL MATCH (root)${impactHops('dependents', depthQuantifier(10))}(d:Resource)
+       WITH root, collect(DISTINCT d) AS reached UNWIND reached + [root] AS r WITH DISTINCT r`
     : 'MATCH (r:Resource)';
   const params = { under: scope.underId ?? null, kind: scope.kind ?? null, provider: scope.provider ?? null };
   const { records } = await driver.executeQuery(

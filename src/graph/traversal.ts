@@ -24,6 +24,18 @@ export function depthQuantifier(maxDepth: number): string {
   return q;
 }
 
+/**
+ * The quantified hop pattern of a traversal. Each hop goes from a (nearer the start) to b. Impact
+ * edges are followed against their direction for dependents and along it for dependencies;
+ * MANIFESTS_AS (one real thing seen by two providers) either way, so a Proxmox VM's blast radius
+ * reaches the nested ESXi host it is, and that host's VMs.
+ */
+export function impactHops(direction: 'dependents' | 'dependencies', quantifier: string): string {
+  const types = [...IMPACT_TYPES, 'MANIFESTS_AS'].join('|');
+  const along = direction === 'dependents' ? 'startNode(r) = b' : 'startNode(r) = a';
+  return `((a)-[r:${types}]-(b) WHERE type(r) = 'MANIFESTS_AS' OR ${along})${quantifier}`;
+}
+
 /** One step of a path: the edge type and the resource it reaches. */
 export interface PathStep {
   type: RelationshipType;
@@ -40,17 +52,15 @@ export interface Reached {
 }
 
 /**
- * Everything reached from `id` within `maxDepth` hops over the impact edges, each with its depth
- * and one shortest path. `dependents` walks edges backwards (who is hit if X fails: the blast
- * radius); `dependencies` walks them forwards (what X needs).
+ * Everything reached from `id` within `maxDepth` hops over the impact edges (and MANIFESTS_AS),
+ * each with its depth and one shortest path. `dependents` walks edges backwards (who is hit if X
+ * fails: the blast radius); `dependencies` walks them forwards (what X needs).
  */
 export async function traverse(driver: Driver, id: string, direction: 'dependents' | 'dependencies', maxDepth: number): Promise<Reached[]> {
   const q = depthQuantifier(maxDepth);
-  const types = IMPACT_TYPES.join('|');
-  const hop = direction === 'dependents' ? `<-[:${types}]-${q}` : `-[:${types}]->${q}`;
   const { records } = await driver.executeQuery(
     `MATCH (x:Resource {id: $id})
-     MATCH p = ANY SHORTEST (x)${hop}(n:Resource)
+     MATCH p = ANY SHORTEST (x)${impactHops(direction, q)}(n:Resource)
      WHERE n <> x
      RETURN properties(n) AS n, length(p) AS depth,
             [i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,

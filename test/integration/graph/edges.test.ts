@@ -84,6 +84,23 @@ describe('relationships', () => {
     expect(deps).toHaveLength(5);
   });
 
+  it('follows MANIFESTS_AS both ways: a nested ESXi host that is a Proxmox VM is in that VM\'s blast radius', async () => {
+    const esxi = `vcenter:${scope}/host/host-7`;
+    const inner = `vcenter:${scope}/vm/vm-70`;
+    await upsertResources(driver, [
+      { id: esxi, kind: 'host', provider: 'vcenter', name: `esxi-${scope}`, state: 'online' },
+      { id: inner, kind: 'vm', provider: 'vcenter', name: `inner-${scope}`, state: 'running' },
+    ]);
+    await upsertEdges(driver, [
+      { type: 'MANIFESTS_AS', fromId: esxi, toId: id.vm101, provenance: 'inferred', source: 'resolver:manifests_as', rule: 'smbios_uuid', confidence: 'high' },
+      { type: 'RUNS_ON', fromId: inner, toId: esxi, provenance: 'observed', source: `vcenter:${scope}` },
+    ]);
+    const hit = await traverse(driver, id.vm101, 'dependents', 3);
+    expect(hit.find((d) => d.resource.id === inner)).toMatchObject({ depth: 2, path: [{ type: 'MANIFESTS_AS', id: esxi }, { type: 'RUNS_ON', id: inner }] });
+    const needs = await traverse(driver, inner, 'dependencies', 4);
+    expect(needs.map((d) => d.resource.id)).toEqual(expect.arrayContaining([esxi, id.vm101, id.pve1, id.cluster]));
+  });
+
   it.each([0, 11, 2.5, -1])('refuses depth %s', async (depth) => {
     await expect(traverse(driver, id.pve1, 'dependents', depth)).rejects.toThrow(/maxDepth: must be an integer from 1 to 10/);
   });
