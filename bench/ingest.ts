@@ -2,7 +2,8 @@
  * bench:ingest — loading a synthetic inventory of 50,000 resources and 150,000 edges through the
  * ingest loader (UNWIND batches, idempotent MERGE) beside one transaction per row on the same
  * Neo4j. Per-row runs on a 2,000-item subset with the same resource/edge mix and its rate is
- * extrapolated (a full per-row run would take many minutes). Prints both rates, their ratio and the
+ * extrapolated (a full per-row run would take many minutes); the two are measured interleaved in
+ * rounds so background load on a shared machine affects both alike. Prints both rates, their ratio and the
  * peak RSS of this Node process; ends with one `RESULT ingest …` line.
  *
  * Options (environment): BENCH_BATCH_SIZE (default 1000), BENCH_RESOURCES, BENCH_EDGES,
@@ -74,28 +75,39 @@ try {
   for (const r of warm.rows.slice(0, 100)) await upsertResources(neo.driver, [r.resource], { updateTag: 'warm-row' });
   for (const e of warm.edges.slice(0, 100)) await upsertEdges(neo.driver, [e], { updateTag: 'warm-row' });
 
+  // Batched and per-row are measured interleaved, in ten rounds (resources first, then edges), so
+  // both see the same background load on a shared machine; per-row uses the same 1 : 3 mix.
+  const subsetResources = Math.round(PER_ROW_ITEMS / 4);
+  const subset = synthetic(`${run}-per-row`, subsetResources, PER_ROW_ITEMS - subsetResources);
   const report = createReport('proxmox', `proxmox:${run}`, 'bench');
-  let t = process.hrtime.bigint();
-  await loadInventory(neo.driver, full.rows, full.edges, { updateTag: 'bench-1', observedAt: isoNow(), batchSize: BATCH }, report);
-  const batchedS = seconds(t);
+  const ROUNDS = 10;
+  const part = <T,>(items: T[], k: number) => items.slice(Math.floor((items.length * k) / ROUNDS), Math.floor((items.length * (k + 1)) / ROUNDS));
+  let batchedS = 0;
+  let perRowS = 0;
+  const observedAt = isoNow();
+  for (const phase of ['resources', 'edges'] as const) {
+    for (let k = 0; k < ROUNDS; k++) {
+      let t = process.hrtime.bigint();
+      const rows = phase === 'resources' ? part(full.rows, k) : [];
+      const edges = phase === 'edges' ? part(full.edges, k) : [];
+      await loadInventory(neo.driver, rows, edges, { updateTag: 'bench-1', observedAt, batchSize: BATCH }, report);
+      batchedS += seconds(t);
+      t = process.hrtime.bigint();
+      if (phase === 'resources') for (const r of part(subset.rows, k)) await upsertResources(neo.driver, [r.resource], { updateTag: 'per-row' });
+      else for (const e of part(subset.edges, k)) await upsertEdges(neo.driver, [e], { updateTag: 'per-row' });
+      perRowS += seconds(t);
+    }
+  }
   if (report.resources.created !== full.rows.length || report.edges.created !== full.edges.length || report.skipped.length > 0) {
     throw new Error(`batched load wrote ${report.resources.created} resources / ${report.edges.created} edges, skipped ${report.skipped.length}`);
   }
+  const perRowItems = subset.rows.length + subset.edges.length;
 
   const rerun = createReport('proxmox', `proxmox:${run}`, 'bench');
-  t = process.hrtime.bigint();
+  const t = process.hrtime.bigint();
   await loadInventory(neo.driver, full.rows, full.edges, { updateTag: 'bench-2', observedAt: isoNow(), batchSize: BATCH }, rerun);
   const rerunS = seconds(t);
   if (rerun.resources.created !== 0 || rerun.edges.created !== 0) throw new Error('the re-run created nodes or edges: the load is not idempotent');
-
-  // One auto-commit transaction per row, same resource/edge mix (1 : 3), same code path.
-  const subsetResources = Math.round(PER_ROW_ITEMS / 4);
-  const subset = synthetic(`${run}-per-row`, subsetResources, PER_ROW_ITEMS - subsetResources);
-  t = process.hrtime.bigint();
-  for (const r of subset.rows) await upsertResources(neo.driver, [r.resource], { updateTag: 'per-row' });
-  for (const e of subset.edges) await upsertEdges(neo.driver, [e], { updateTag: 'per-row' });
-  const perRowS = seconds(t);
-  const perRowItems = subset.rows.length + subset.edges.length;
 
   const batchedRate = total / batchedS;
   const rerunRate = total / rerunS;
