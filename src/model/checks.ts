@@ -17,8 +17,10 @@ export const CHECK_RESULT_STATUSES = ['pass', 'fail', 'unknown'] as const;
 export const CheckResultStatusSchema = z.enum(CHECK_RESULT_STATUSES);
 export type CheckResultStatus = z.infer<typeof CheckResultStatusSchema>;
 
+/** Per-probe timeout: the whole exchange must finish within it, or the check fails. */
 const TimeoutMs = z.number().int().min(100, 'must be at least 100 ms').max(60_000, 'must be at most 60000 ms').default(5000);
 
+/** http: GET the URL on a fresh connection; pass when the status is the expected one. */
 export const HttpCheckSpecSchema = z.strictObject({
   url: z
     .string()
@@ -29,6 +31,7 @@ export const HttpCheckSpecSchema = z.strictObject({
 });
 export type HttpCheckSpec = z.infer<typeof HttpCheckSpecSchema>;
 
+/** tcp: open a connection to host:port; pass when it is accepted. */
 export const TcpCheckSpecSchema = z.strictObject({
   host: z.string().min(1).max(253).regex(/^[A-Za-z0-9.:\-[\]]+$/, 'must be a host name or an IP address'),
   port: z.number().int().min(1, 'must be a port (1–65535)').max(65535, 'must be a port (1–65535)'),

@@ -17,11 +17,14 @@ import type { CheckResultStatus, Health } from '../model/index.js';
  * Unknown therefore never decides on its own when another check has answered; a timeout or a
  * garbage answer is a fail (the probes say so), not an unknown.
  */
+
+/** One check as the rule sees it: its latest status (null: never run) and whether it is critical. */
 export interface HealthInput {
   status: CheckResultStatus | null;
   critical: boolean;
 }
 
+/** The derived health with the counts and the rule that decided it. */
 export interface HealthVerdict {
   health: Health;
   pass: number;
