@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CheckDefinitionSchema, CheckIntervalSchema } from '../../../src/model/index.js';
+import { CheckDefinitionSchema, CheckIntervalSchema, parseCreateCheckInput } from '../../../src/model/index.js';
 
 describe('CheckDefinitionSchema', () => {
   it('fills defaults: expectedStatus 200, timeoutMs 5000', () => {
@@ -33,5 +33,30 @@ describe('CheckDefinitionSchema', () => {
     expect(CheckIntervalSchema.safeParse(4).success).toBe(false);
     expect(CheckIntervalSchema.safeParse(86_401).success).toBe(false);
     expect(CheckIntervalSchema.safeParse(7.5).success).toBe(false);
+  });
+});
+
+describe('parseCreateCheckInput (createCheck’s input → definition, or the field and reason)', () => {
+  const table: Array<[string, Record<string, unknown>, string | null, RegExp | null]> = [
+    ['http with defaults', { kind: 'http', http: { url: 'http://127.0.0.1/' } }, null, null],
+    ['GraphQL nulls take the defaults', { kind: 'http', http: { url: 'http://127.0.0.1/', timeoutMs: null }, intervalSeconds: null }, null, null],
+    ['state check without a spec', { kind: 'provider_state' }, null, null],
+    ['http without http', { kind: 'http' }, 'input.http', /required for a http check/],
+    ['http with a tcp spec too', { kind: 'http', http: { url: 'http://x/' }, tcp: { host: 'h', port: 1 } }, 'input.tcp', /not used by a http check/],
+    ['state check with a spec', { kind: 'proxmox_agent', http: { url: 'http://x/' } }, 'input.http', /give no spec/],
+    ['bad url', { kind: 'http', http: { url: 'nope' } }, 'input.http.url', /absolute http/],
+    ['bad port', { kind: 'tcp', tcp: { host: 'h', port: 0 } }, 'input.tcp.port', /port/],
+    ['bad interval', { kind: 'tcp', tcp: { host: 'h', port: 22 }, intervalSeconds: 3 }, 'input.intervalSeconds', /at least 5/],
+    ['unknown kind', { kind: 'ping' }, 'input.kind', /one of http, tcp/],
+  ];
+  it.each(table)('%s', (_n, input, field, reason) => {
+    const r = parseCreateCheckInput(input as never);
+    if (field === null) {
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(r.intervalSeconds).toBe(60);
+    } else {
+      expect(r).toMatchObject({ ok: false, field });
+      if (!r.ok) expect(r.reason).toMatch(reason!);
+    }
   });
 });
