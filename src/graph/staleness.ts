@@ -47,7 +47,8 @@ export async function markResourcesSeen(driver: Driver, ids: readonly string[], 
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS id MATCH (r:Resource {id: id})
      SET r.updateTag = $tag, r.lastSeen = datetime($at), r.missingSince = null,
-         r.lifecycle = CASE WHEN r.lifecycle = 'missing' THEN 'active' ELSE r.lifecycle END
+         r.lifecycle = CASE WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active') ELSE r.lifecycle END,
+         r.lifecycleBeforeMissing = null
      RETURN count(r) AS n`,
     { ids: [...ids], tag: options.updateTag, at: options.at ?? isoNow() },
   );
