@@ -47,7 +47,8 @@ export const eventsCommand: CliCommand = {
       return report.skipped.length > 0 ? 1 : 0;
     } catch (err) {
       if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT') {
-        ctx.print(`--${err.field === 'server' ? 'server' : 'file'}: ${err.message}`);
+        // server → --server; events (the document) → --file.
+        ctx.print(`--${err.field === 'server' ? 'server' : 'file'}: ${err.message.slice((err.field ?? '').length + 2)}`);
         return 2;
       }
       throw err;

@@ -44,32 +44,36 @@ export function validateEventRecords(events: readonly EventRecord[]): void {
   });
 }
 
-// A stored finished task is never turned back into a running one by a stale read (`stale`).
-// `before`/`after` signatures detect a real change of outcome or resource, so re-ingesting the
-// same event changes nothing, not even `updatedAt`.
+// Everything is decided from the stored values read before the write (no read-after-write, so
+// the plan stays streaming): `stale` = a stored finished task would be turned back into a running
+// one by an older read (kept as is); `changed` = the outcome (status, end) or the resource really
+// changes, so re-ingesting the same event changes nothing, not even `updatedAt`.
 const UPSERT = `
   UNWIND $rows AS row
   MERGE (e:Event {id: row.id})
   ON CREATE SET e.ingestedAt = datetime($now), e.isNew = true
-  WITH e, row, coalesce(e.isNew, false) AS created,
+  WITH e, row, coalesce(e.isNew, false) AS created, e.resourceId AS oldRid,
        (e.statusClass IS NOT NULL AND e.statusClass <> 'running' AND row.props.statusClass = 'running') AS stale,
-       coalesce(e.statusClass, '') + '|' + coalesce(e.statusText, '') + '|' + coalesce(toString(e.endedAt), '') + '|' + coalesce(e.resourceId, '') AS before
+       coalesce(e.statusClass, '') + '|' + coalesce(e.statusText, '') + '|' + coalesce(toString(e.endedAt), '') AS before
+  WITH e, row, created, oldRid, stale, coalesce(row.resourceId, oldRid) AS rid,
+       CASE WHEN row.endedAt IS NULL THEN null ELSE datetime(row.endedAt) END AS endedAt,
+       before <> coalesce(row.props.statusClass, '') + '|' + coalesce(row.props.statusText, '') + '|' + coalesce(toString(datetime(row.endedAt)), '') AS outcomeChanged
+  WITH e, row, created, oldRid, stale, rid, endedAt,
+       NOT created AND ((NOT stale AND outcomeChanged) OR coalesce(oldRid, '') <> coalesce(rid, '')) AS changed
   FOREACH (_ IN CASE WHEN stale THEN [] ELSE [1] END |
-    SET e += row.props, e.startedAt = datetime(row.startedAt),
-        e.endedAt = CASE WHEN row.endedAt IS NULL THEN null ELSE datetime(row.endedAt) END)
-  SET e.resourceId = coalesce(row.resourceId, e.resourceId), e.resourceKind = coalesce(row.resourceKind, e.resourceKind)
+    SET e += row.props, e.startedAt = datetime(row.startedAt), e.endedAt = endedAt)
+  SET e.resourceId = rid, e.resourceKind = coalesce(row.resourceKind, e.resourceKind)
   REMOVE e.isNew
-  WITH e, created,
-       before <> coalesce(e.statusClass, '') + '|' + coalesce(e.statusText, '') + '|' + coalesce(toString(e.endedAt), '') + '|' + coalesce(e.resourceId, '') AS changed
-  FOREACH (_ IN CASE WHEN changed AND NOT created THEN [1] ELSE [] END | SET e.updatedAt = datetime($now))
-  WITH e, created, changed
-  CALL (e) {
-    MATCH (e)-[old:CONCERNS]->(o:Resource) WHERE o.id <> e.resourceId
+  FOREACH (_ IN CASE WHEN changed THEN [1] ELSE [] END | SET e.updatedAt = datetime($now))
+  WITH e, created, changed, rid, oldRid
+  CALL (e, rid, oldRid) {
+    // Only when an event moves to another resource (a corrected guest kind): drop the old link.
+    MATCH (e)-[old:CONCERNS]->(o:Resource) WHERE oldRid IS NOT NULL AND oldRid <> rid AND o.id <> rid
     DELETE old
   }
-  OPTIONAL MATCH (r:Resource {id: e.resourceId})
+  OPTIONAL MATCH (r:Resource {id: rid})
   FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END | MERGE (e)-[:CONCERNS]->(r))
-  RETURN created, changed, e.resourceId AS rid, r IS NOT NULL AS linked`;
+  RETURN created, changed, rid, r IS NOT NULL AS linked`;
 
 /**
  * Batched, idempotent upsert of events (UNWIND, one transaction per batch). The same event twice

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { correlateChanges, explainStoredTransition } from '../../../correlator/runner.js';
 import { listConditions } from '../../../src/graph/conditions.js';
 import { upsertEvents } from '../../../src/graph/events.js';
+import { upsertEdges } from '../../../src/graph/edges.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { listTransitions } from '../../../src/graph/transition-queries.js';
 import type { TransitionRecord } from '../../../src/graph/transition-record.js';
@@ -99,6 +100,22 @@ describe('correlateChanges', () => {
     const r = await correlateChanges(driver, [{ id: vmId('104'), kind: 'vm', from: 'running', to: 'stopped' }], { observedAt: at(0), observer: 'test-poll', suppression: 'on' });
     expect(r.created[0]).toMatchObject({ attribution: { confidence: 'high', actor: 'ops@pve!deploy', actorKind: 'api_token' }, decision: { decision: 'suppress' } });
     expect(r.created[0]!.decision.reasons[0]).toMatch(/attribution.suppression is on/);
+  });
+});
+
+describe('low: provider-level activity, only when asked', () => {
+  it('a node-wide stopall on the node the guest runs on is low with emitLow, none without', async () => {
+    await vm('106', 'running');
+    const host = `proxmox:${cluster}/node/pve7`;
+    await upsertResources(driver, [{ id: host, kind: 'host', provider: 'proxmox', name: 'pve7', state: 'online' }]);
+    await upsertEdges(driver, [{ type: 'RUNS_ON', fromId: vmId('106'), toId: host, provenance: 'observed', source: `proxmox:${cluster}` }]);
+    await upsertEvents(driver, [taskEvent(cluster, { node: 'pve7', type: 'stopall', id: '', user: 'root@pam', start: at(-50), end: at(-4) })]);
+    const t = { resourceId: vmId('106'), kind: 'vm' as const, from: 'running', to: 'stopped', observedAt: at(0) };
+    expect((await explainStoredTransition(driver, t)).attribution.confidence).toBe('none');
+    const low = await explainStoredTransition(driver, t, { emitLow: true });
+    expect(low.transition.hostId).toBe(host);
+    expect(low.attribution).toMatchObject({ confidence: 'low', events: [expect.objectContaining({ rawType: 'stopall', node: 'pve7' })] });
+    expect(low.narrative).toMatch(/Provider-level activity nearby: task stopall .* by root@pam on pve7.*Confidence low: nothing on this resource itself/);
   });
 });
 
