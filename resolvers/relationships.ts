@@ -45,7 +45,7 @@ export const relationshipResolvers: Resolvers = {
     relations: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'resource:read');
       const r = await resolveRef(ctx.driver, args.id, 'id');
-      return relationsOf(ctx.driver, r.id, { types: args.types ?? null, direction: args.direction ?? 'BOTH' });
+      return relationsOf(ctx.driver, r.id, { types: args.types ?? null, direction: args.direction ?? 'BOTH', includeStale: args.includeStale ?? false });
     },
     dependents: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'resource:read');

@@ -25,8 +25,11 @@ function idOfCursor(cursor: string): string {
 
 /** Fields shared by every Resource type. */
 const resourceFields = {
-  relations: (r: { id: string }, args: { types?: readonly string[] | null; direction?: string | null }, ctx: { loaders: { relations: { load(k: unknown): Promise<unknown> } } }) =>
-    ctx.loaders.relations.load({ id: r.id, types: args.types ?? null, direction: args.direction ?? 'BOTH' }),
+  relations: (
+    r: { id: string },
+    args: { types?: readonly string[] | null; direction?: string | null; includeStale?: boolean | null },
+    ctx: { loaders: { relations: { load(k: unknown): Promise<unknown> } } },
+  ) => ctx.loaders.relations.load({ id: r.id, types: args.types ?? null, direction: args.direction ?? 'BOTH', includeStale: args.includeStale ?? false }),
   conditions: (r: { id: string }, args: { status?: string | null }, ctx: { loaders: { conditions: { load(k: unknown): Promise<unknown> } } }) =>
     ctx.loaders.conditions.load({ id: r.id, status: args.status ?? null }),
 };

@@ -150,7 +150,9 @@ export async function checksOfResources(driver: Driver, resourceIds: readonly st
   const out = new Map<string, CheckRecord[]>();
   for (const r of records) {
     const c = checkFromProperties(r.get('c'));
-    out.set(c.resourceId, [...(out.get(c.resourceId) ?? []), c]);
+    const list = out.get(c.resourceId);
+    if (list) list.push(c);
+    else out.set(c.resourceId, [c]);
   }
   return out;
 }

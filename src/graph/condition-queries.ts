@@ -1,5 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { toPlain } from './values.js';
+import { groupBy } from '../util/group-by.js';
 
 /** A Condition as reads return it (the write side lives in conditions.ts). */
 export interface ConditionRecord {
@@ -50,10 +51,5 @@ export async function conditionsOfMany(
     { ids: [...new Set(resourceIds)], status },
     { routing: 'READ' },
   );
-  const out = new Map<string, ConditionRecord[]>();
-  for (const r of records) {
-    const c = conditionFromProperties(r.get('c'));
-    out.set(c.resourceId, [...(out.get(c.resourceId) ?? []), c]);
-  }
-  return out;
+  return groupBy(records.map((r) => conditionFromProperties(r.get('c'))), (c) => c.resourceId);
 }

@@ -13,6 +13,8 @@ export interface EdgeRecord {
   evidence: string | null;
   firstSeen: string | null;
   lastSeen: string | null;
+  /** Set when a complete sync of its provider no longer saw this observed edge (e.g. after a migration). */
+  missingSince: string | null;
 }
 
 /** Cypher projection for `(a)-[e]->(b)`, used by every edge read. */
@@ -32,5 +34,6 @@ export function edgeFromRow(raw: unknown): EdgeRecord {
     evidence: (p.evidence as string | null) ?? null,
     firstSeen: (p.firstSeen as string | null) ?? null,
     lastSeen: (p.lastSeen as string | null) ?? null,
+    missingSince: (p.missingSince as string | null) ?? null,
   };
 }

@@ -10,13 +10,14 @@ import {
 } from '../model/index.js';
 import { EDGE_PROJECTION, edgeFromRow, type EdgeRecord } from './edge-record.js';
 import { isoNow } from './values.js';
+import { groupBy } from '../util/group-by.js';
 
 /**
  * An edge is owned by whoever asserted it: it is keyed on (from, type, to, provenance, source), so
  * a provider's observed edge, a resolver's inferred one and an agent's declared one can coexist and
  * each can be withdrawn without touching the others.
  */
-function mergeCypher(type: RelationshipType): string {
+function mergeCypher(type: RelationshipType, returns: 'edge' | 'created' = 'edge'): string {
   // `type` is checked against RELATIONSHIP_TYPES before it reaches here: never raw input.
   if (!(RELATIONSHIP_TYPES as readonly string[]).includes(type)) throw new Error(`not a relationship type: ${type}`);
   return `
@@ -29,7 +30,7 @@ function mergeCypher(type: RelationshipType): string {
         e.rule = row.rule, e.confidence = row.confidence,
         e.evidence = coalesce(row.evidence, e.evidence)
     REMOVE e.created
-    RETURN ${EDGE_PROJECTION} AS edge, created`;
+    RETURN ${returns === 'edge' ? `${EDGE_PROJECTION} AS edge, ` : ''}created`;
 }
 
 export interface SkippedEdge {
@@ -71,18 +72,20 @@ export async function upsertEdges(
   const result: EdgeWriteResult = { written: 0, created: 0, skipped: [] };
   const ids = [...new Set(edges.flatMap((e) => [e.fromId, e.toId]))];
   const kinds = await kindsOf(driver, ids);
-  const byType = new Map<RelationshipType, EdgeInput[]>();
+  const valid: EdgeInput[] = [];
   for (const e of edges) {
     const reason = refuseEdge(e, kinds);
     if (reason) result.skipped.push({ edge: e, reason });
-    else byType.set(e.type, [...(byType.get(e.type) ?? []), e]);
+    else valid.push(e);
   }
+  const byType = groupBy(valid, (e) => e.type);
   const now = options.observedAt ?? isoNow();
   const size = options.batchSize ?? 1000;
   for (const [type, rows] of byType) {
     for (let i = 0; i < rows.length; i += size) {
       const batch = rows.slice(i, i + size).map(edgeParams);
-      const res = await driver.executeQuery(mergeCypher(type), { rows: batch, now, tag: options.updateTag ?? null });
+      // Batches return only the created flags: ingest does not need every edge echoed back.
+      const res = await driver.executeQuery(mergeCypher(type, 'created'), { rows: batch, now, tag: options.updateTag ?? null });
       result.written += res.records.length;
       result.created += res.records.filter((r) => r.get('created')).length;
     }
@@ -136,7 +139,7 @@ export type Direction = 'OUT' | 'IN' | 'BOTH';
 export async function relationsOf(
   driver: Driver,
   id: string,
-  options: { types?: RelationshipType[] | null; direction?: Direction } = {},
+  options: { types?: RelationshipType[] | null; direction?: Direction; includeStale?: boolean } = {},
 ): Promise<EdgeRecord[]> {
   return (await relationsOfMany(driver, [id], options)).get(id) ?? [];
 }
@@ -145,7 +148,7 @@ export async function relationsOf(
 export async function relationsOfMany(
   driver: Driver,
   ids: readonly string[],
-  options: { types?: RelationshipType[] | null; direction?: Direction } = {},
+  options: { types?: RelationshipType[] | null; direction?: Direction; includeStale?: boolean } = {},
 ): Promise<Map<string, EdgeRecord[]>> {
   const types = options.types && options.types.length > 0 ? options.types : [...RELATIONSHIP_TYPES];
   for (const t of types) if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t)) throw badInput('types', `unknown relationship type ${t}`);
@@ -158,17 +161,13 @@ export async function relationsOfMany(
        UNION
        MATCH (a)-[e]->(b) WHERE b = x AND $dir <> 'OUT' RETURN a, e, b
      }
-     WITH rid, a, e, b WHERE type(e) IN $types
+     WITH rid, a, e, b WHERE type(e) IN $types AND ($stale OR e.missingSince IS NULL)
      RETURN rid, ${EDGE_PROJECTION} AS edge ORDER BY type(e), a.id, b.id`,
-    { ids: [...new Set(ids)], types, dir: direction },
+    { ids: [...new Set(ids)], types, dir: direction, stale: options.includeStale ?? false },
     { routing: 'READ' },
   );
-  const out = new Map<string, EdgeRecord[]>();
-  for (const r of records) {
-    const rid = r.get('rid') as string;
-    out.set(rid, [...(out.get(rid) ?? []), edgeFromRow(r.get('edge'))]);
-  }
-  return out;
+  const rows = records.map((r) => ({ rid: r.get('rid') as string, edge: edgeFromRow(r.get('edge')) }));
+  return new Map([...groupBy(rows, (r) => r.rid)].map(([rid, list]) => [rid, list.map((r) => r.edge)]));
 }
 
 /** Removes one edge; observed edges belong to their provider and are refused. */

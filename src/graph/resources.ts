@@ -3,6 +3,7 @@ import { badInput, describeZodIssues, notFound, AitiaError } from '../errors.js'
 import { KIND_LABELS, parseSlug, ResourceInputSchema, type Kind, type ResourceInput } from '../model/index.js';
 import { attributeProperties, resourceFromProperties, type ResourceRecord } from './resource-record.js';
 import { isoNow } from './values.js';
+import { groupBy } from '../util/group-by.js';
 
 export interface UpsertOptions {
   /** The sync's update tag, written on every node it touches (stale items are found by tag). */
@@ -66,8 +67,7 @@ export async function upsertResources(driver: Driver, input: unknown[], options:
   const now = options.observedAt ?? isoNow();
   const result: UpsertResult = { written: 0, created: 0, changes: [] };
   await refuseKindChanges(driver, rows);
-  const byKind = new Map<Kind, ResourceInput[]>();
-  for (const r of rows) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+  const byKind = groupBy(rows, (r) => r.kind);
   for (const [kind, kindRows] of byKind) {
     const cypher = `
       UNWIND $rows AS row

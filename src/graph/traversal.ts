@@ -33,7 +33,8 @@ export function depthQuantifier(maxDepth: number): string {
 export function impactHops(direction: 'dependents' | 'dependencies', quantifier: string): string {
   const types = [...IMPACT_TYPES, 'MANIFESTS_AS'].join('|');
   const along = direction === 'dependents' ? 'startNode(r) = b' : 'startNode(r) = a';
-  return `((a)-[r:${types}]-(b) WHERE type(r) = 'MANIFESTS_AS' OR ${along})${quantifier}`;
+  // Stale edges (a complete sync no longer saw them, e.g. a VM's old host) carry no impact.
+  return `((a)-[r:${types}]-(b) WHERE r.missingSince IS NULL AND (type(r) = 'MANIFESTS_AS' OR ${along}))${quantifier}`;
 }
 
 /** One step of a path: the edge type and the resource it reaches. */

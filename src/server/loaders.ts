@@ -2,11 +2,13 @@ import DataLoader from 'dataloader';
 import type { Driver } from 'neo4j-driver';
 import { conditionsOfMany, getResourcesByIds, relationsOfMany, type ConditionRecord, type Direction, type EdgeRecord, type ResourceRecord } from '../graph/index.js';
 import type { RelationshipType } from '../model/index.js';
+import { groupBy } from '../util/group-by.js';
 
 interface RelationsKey {
   id: string;
   types: RelationshipType[] | null;
   direction: Direction;
+  includeStale: boolean;
 }
 
 interface ConditionsKey {
@@ -14,15 +16,9 @@ interface ConditionsKey {
   status: 'open' | 'resolved' | null;
 }
 
-/** Groups keys that share their non-id options so each group is one query. */
-function groupBy<K extends { id: string }>(keys: readonly K[], optionsOf: (k: K) => string): Map<string, K[]> {
-  const groups = new Map<string, K[]>();
-  for (const k of keys) groups.set(optionsOf(k), [...(groups.get(optionsOf(k)) ?? []), k]);
-  return groups;
-}
 
 /**
- * Per-request DataLoaders: a page of N resources with their relations, relation endpoints and
+ * Per-request DataLoaders (keys sharing their non-id options are grouped into one query): a page of N resources with their relations, relation endpoints and
  * conditions costs a constant number of Cypher queries, not N.
  */
 export function createLoaders(driver: Driver) {
@@ -34,9 +30,9 @@ export function createLoaders(driver: Driver) {
   const relations = new DataLoader<RelationsKey, EdgeRecord[], string>(
     async (keys) => {
       const results = new Map<string, EdgeRecord[]>();
-      for (const [, group] of groupBy(keys, (k) => `${k.types?.join(',') ?? '*'}|${k.direction}`)) {
+      for (const [, group] of groupBy(keys, (k) => `${k.types?.join(',') ?? '*'}|${k.direction}|${k.includeStale}`)) {
         const first = group[0]!;
-        const byId = await relationsOfMany(driver, group.map((k) => k.id), { types: first.types, direction: first.direction });
+        const byId = await relationsOfMany(driver, group.map((k) => k.id), { types: first.types, direction: first.direction, includeStale: first.includeStale });
         for (const k of group) results.set(relationsCacheKey(k), byId.get(k.id) ?? []);
       }
       return keys.map((k) => results.get(relationsCacheKey(k)) ?? []);
@@ -60,7 +56,7 @@ export function createLoaders(driver: Driver) {
 }
 
 function relationsCacheKey(k: RelationsKey): string {
-  return `${k.id}|${k.types?.join(',') ?? '*'}|${k.direction}`;
+  return `${k.id}|${k.types?.join(',') ?? '*'}|${k.direction}|${k.includeStale}`;
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;

@@ -101,6 +101,18 @@ describe('relationships', () => {
     expect(needs.map((d) => d.resource.id)).toEqual(expect.arrayContaining([esxi, id.vm101, id.pve1, id.cluster]));
   });
 
+  it('stale observed edges (a complete sync no longer saw them) carry no impact and are listed only on request', async () => {
+    const old = `proxmox:${scope}/node/pve9`;
+    await upsertResources(driver, [{ id: old, kind: 'host', provider: 'proxmox', name: `pve9-${scope}`, state: 'online' }]);
+    await upsertEdges(driver, [{ type: 'RUNS_ON', fromId: id.vm101, toId: old, provenance: 'observed', source: `proxmox:${scope}` }]);
+    expect((await traverse(driver, old, 'dependents', 1)).map((d) => d.resource.id)).toEqual([id.vm101]);
+    await driver.executeQuery('MATCH (:Resource {id: $a})-[e:RUNS_ON]->(:Resource {id: $b}) SET e.missingSince = datetime()', { a: id.vm101, b: old });
+    expect(await traverse(driver, old, 'dependents', 1)).toEqual([]);
+    expect((await relationsOf(driver, id.vm101, { types: ['RUNS_ON'], direction: 'OUT' })).map((e) => e.toId)).toEqual([id.pve1]);
+    const all = await relationsOf(driver, id.vm101, { types: ['RUNS_ON'], direction: 'OUT', includeStale: true });
+    expect(all.find((e) => e.toId === old)?.missingSince).toEqual(expect.any(String));
+  });
+
   it.each([0, 11, 2.5, -1])('refuses depth %s', async (depth) => {
     await expect(traverse(driver, id.pve1, 'dependents', depth)).rejects.toThrow(/maxDepth: must be an integer from 1 to 10/);
   });
