@@ -57,8 +57,8 @@ export function newUpdateTag(prefix: string): string {
 }
 
 /** A fresh report for a pass that starts now. */
-export function createReport(provider: Provider, scope: string, updateTag: string): IngestReport {
-  const now = DateTime.utc().toISO();
+export function createReport(provider: Provider, scope: string, updateTag: string, startedAt: string = DateTime.utc().toISO()): IngestReport {
+  const now = startedAt;
   return {
     provider,
     scope,

@@ -22,6 +22,8 @@ export interface SyncProxmoxOptions {
   /** Ping the guest agent of running VMs (needs VM.Monitor / VM.GuestAgent.Audit). Default true. */
   agentPing?: boolean;
   onProgress?: ProgressSink;
+  /** When this pass observed the cluster (the transitions' observedAt). Default now; the demo replays a recorded day. */
+  observedAt?: string;
 }
 
 /** A fetch that could not read the cluster at all: the condition opens, nothing else changes. */
@@ -45,8 +47,8 @@ async function unreachable(driver: Driver, client: ProxmoxClient, report: Ingest
  */
 export async function syncProxmox(driver: Driver, client: ProxmoxClient, options: SyncProxmoxOptions = {}): Promise<IngestReport> {
   const updateTag = options.updateTag ?? newUpdateTag('proxmox');
-  const observedAt = isoNow();
-  const report = createReport('proxmox', `proxmox:${new URL(client.baseUrl).host}`, updateTag);
+  const observedAt = options.observedAt ?? isoNow();
+  const report = createReport('proxmox', `proxmox:${new URL(client.baseUrl).host}`, updateTag, observedAt);
 
   let statusData: unknown;
   try {
