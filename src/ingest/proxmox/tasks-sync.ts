@@ -130,6 +130,7 @@ async function readNode(
   const path = `/nodes/${node}/tasks`;
   const entries: unknown[] = [];
   let complete = false;
+  let answered = false;
   try {
     for (let page = 0; page < maxPages; page++) {
       const data = await getNodeTasks(client, node, { since, limit: pageSize, start: page * pageSize });
@@ -141,6 +142,7 @@ async function readNode(
         break;
       }
     }
+    answered = true;
     if (!complete) {
       report.errors.push({ scope, path, status: null, message: `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)` });
     }
@@ -166,7 +168,8 @@ async function readNode(
     seen.add(r.event.id);
     starts.push(DateTime.fromISO(r.event.startedAt).toSeconds());
   }
-  const stale = (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id));
+  // Re-read stored running tasks the window did not list, only when the node answered its list.
+  const stale = answered ? (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id)) : [];
   const rechecked = await recheckRunningTasks(client, cluster, node, stale, guestKindOf, report, out);
   return { node, since, listed: entries.length, complete, cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, starts) : null, rechecked };
 }
