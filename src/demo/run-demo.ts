@@ -1,0 +1,80 @@
+import { DateTime } from 'luxon';
+import type { Driver } from 'neo4j-driver';
+import { createRelationship, upsertResources } from '../graph/index.js';
+import { resetScope } from '../graph/scope-reset.js';
+import type { TransitionRecord } from '../graph/transition-record.js';
+import { createProxmoxClient } from '../ingest/proxmox/client.js';
+import { resourceId } from '../model/index.js';
+import type { SuppressionMode } from '../policy/schema.js';
+import { runProxmoxStatePoll } from '../scheduler/state-poll.js';
+import { resolveResource } from '../graph/resources.js';
+import { HomelabRoutes } from './homelab-routes.js';
+import { startProxmoxStandin } from './proxmox-standin.js';
+import { BASELINE_AT, DEMO_CLUSTER, DEMO_SERVICES, STORY } from './story.js';
+
+export interface DemoResult {
+  resources: number;
+  transitions: Array<{ step: string; transition: TransitionRecord }>;
+}
+
+/** Who declared the demo's services and their edges (an agent would have, after reading configs). */
+export const DEMO_DECLARER = 'demo-setup';
+
+const serviceId = (name: string) => resourceId('manual', 'service', name);
+
+/**
+ * Loads the demo homelab through the real ingest path and plays its story: a local Proxmox
+ * stand-in on 127.0.0.1 serves the recorded answers; each step is one scheduler state poll (task
+ * ingest → inventory → correlator → gate) at the step's recorded time. Replays from a clean slate.
+ */
+export async function runDemo(driver: Driver, options: { suppression: SuppressionMode; print: (line: string) => void }): Promise<DemoResult> {
+  const { print } = options;
+  await resetScope(driver, [`proxmox:${DEMO_CLUSTER}/`], DEMO_SERVICES.map((s) => serviceId(s.name)));
+  const routes = new HomelabRoutes();
+  const standin = await startProxmoxStandin({ routes: routes.table });
+  const client = createProxmoxClient({ baseUrl: standin.url, token: standin.token, timeoutMs: 5000, retries: 1, backoffMs: 50 });
+  const result: DemoResult = { resources: 0, transitions: [] };
+  const poll = (at: string) =>
+    runProxmoxStatePoll(driver, client, {
+      suppression: options.suppression,
+      inventory: { observedAt: at },
+      tasks: { now: () => DateTime.fromISO(at, { zone: 'utc' }) },
+    });
+  try {
+    print(`demo: a Proxmox stand-in at ${standin.url} serves the recorded homelab (3 nodes, 10 guests)`);
+    const baseline = await poll(BASELINE_AT);
+    result.resources = baseline.inventory.resources.written;
+    print(`demo: ${BASELINE_AT} first poll: ${baseline.inventory.resources.written} resources, ${baseline.inventory.edges.written} edges (a first sighting is not a transition)`);
+    await declareServices(driver);
+    print(`demo: declared ${DEMO_SERVICES.length} services and what they run on and depend on`);
+    for (const step of STORY) {
+      routes.apply(step);
+      standin.routes(routes.table);
+      const r = await poll(step.observeAt);
+      for (const t of r.correlation.created) {
+        result.transitions.push({ step: step.title, transition: t });
+        print(`demo: ${step.observeAt} ${step.title}\n      ${t.narrative}`);
+      }
+      for (const e of r.correlation.errors) print(`demo: ${step.title}: could not explain ${e.resourceId}: ${e.message}`);
+    }
+  } finally {
+    client.close();
+    await standin.close();
+  }
+  return result;
+}
+
+async function declareServices(driver: Driver): Promise<void> {
+  await upsertResources(
+    driver,
+    DEMO_SERVICES.map((s) => ({ id: serviceId(s.name), kind: 'service', provider: 'manual', name: s.name, state: 'unknown', rawState: null })),
+  );
+  for (const s of DEMO_SERVICES) {
+    const host = await resolveResource(driver, { slug: s.runsOn });
+    await createRelationship(driver, { type: 'RUNS_ON', fromId: serviceId(s.name), toId: host.id, provenance: 'declared', source: DEMO_DECLARER, evidence: s.evidence });
+    for (const dep of s.dependsOn) {
+      const target = await resolveResource(driver, { slug: dep });
+      await createRelationship(driver, { type: 'DEPENDS_ON', fromId: serviceId(s.name), toId: target.id, provenance: 'declared', source: DEMO_DECLARER, evidence: s.evidence });
+    }
+  }
+}
