@@ -1,8 +1,10 @@
 import type { CliCommand } from './context.js';
 import { eventsCommand } from './events.js';
+import { ingestCommand } from './ingest.js';
 import { neo4jCommand } from './neo4j.js';
+import { queryCommand } from './query.js';
 import { serveCommand } from './serve.js';
 import { tokensCommand } from './tokens.js';
 
 /** Every subcommand, in the order `aitia --help` lists them. */
-export const COMMANDS: CliCommand[] = [serveCommand, tokensCommand, neo4jCommand, eventsCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, queryCommand, ingestCommand, eventsCommand, tokensCommand, neo4jCommand];

@@ -1,47 +1,55 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { runDemo } from '../demo/run-demo.js';
 import { AitiaError } from '../errors.js';
+import { openGraph } from '../graph/connect.js';
+import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
-import { createHttpServer, listen } from '../server/http.js';
-import { createProxmoxClient } from '../ingest/proxmox/client.js';
-import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
+import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
 import { statePollPass } from '../scheduler/state-poll.js';
+import { createHttpServer, listen } from '../server/http.js';
 import { TokenStore, ensureDevTokens } from '../server/tokens.js';
-import type { CliCommand } from './context.js';
+import type { CliCommand, CliContext } from './context.js';
 
-/** `aitia serve`: the GraphQL service, until SIGINT/SIGTERM. */
+/**
+ * The demo keeps to itself: its own embedded Neo4j under $AITIA_DATA_DIR/demo and fresh tokens
+ * each run, so it never mixes with a real graph (with NEO4J_URI it writes only the demo's ids).
+ */
+function demoConfig(config: Config): Config {
+  const dataDir = config.neo4j.uri ? config.dataDir : join(config.dataDir, 'demo');
+  return { ...config, dataDir, tokensFile: join(dataDir, 'demo-tokens.json') };
+}
+
+/** `aitia serve [--demo]`: the GraphQL service, until SIGINT/SIGTERM. */
 export const serveCommand: CliCommand = {
   name: 'serve',
-  summary: 'run the GraphQL service (default command)',
-  usage: 'aitia serve',
-  async run(_args, ctx) {
-    const { config, log } = ctx;
+  summary: 'run the GraphQL service (default command); --demo first loads and plays the demo homelab',
+  usage: 'aitia serve [--demo]',
+  async run(args, ctx) {
+    const { values } = parseArgs({ args, options: { demo: { type: 'boolean', default: false } }, allowPositionals: false });
+    const demo = values.demo === true;
+    const config = demo ? demoConfig(ctx.config) : ctx.config;
+    const { log } = ctx;
     // First, before anything opens: the service never starts on a broken policy.
     const policy = await loadStartupPolicy(config.policyFile);
     log.info({ policy: policy.path, digest: policy.digest, autoAct: policy.policy.autonomy_settings.global.auto_act, suppression: policy.policy.attribution.suppression }, 'policy loaded');
-    if (!existsSync(config.tokensFile)) {
-      if (config.neo4j.uri) {
-        throw new AitiaError('BAD_USER_INPUT', `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator`);
-      }
-      const dev = ensureDevTokens(config.tokensFile);
-      if (dev) {
-        ctx.print(`aitia: created dev tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`);
-        ctx.print(`  agent token:    ${dev.agent}`);
-        ctx.print(`  operator token: ${dev.operator}`);
-        ctx.print(`  scheduler token: ${dev.scheduler}`);
-        ctx.print(`  ingester token: ${dev.ingester}`);
-      }
-    }
+    if (demo) rmSync(config.tokensFile, { force: true });
+    printNewTokens(config, ctx, demo);
     const tokens = new TokenStore(config.tokensFile);
-    const graph = await ctx.openGraph();
+    const graph = await (demo ? openGraph(config, log) : ctx.openGraph());
+    if (demo) await runDemo(graph.driver, { suppression: policy.policy.attribution.suppression, print: ctx.print });
     const server = createHttpServer({ driver: graph.driver, log, version: packageVersion(), policy }, tokens);
     const bound = await listen(server, config.host, config.port);
-    log.info({ url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size }, 'aitia listening');
+    log.info({ url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo }, 'aitia listening');
     ctx.print(`aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`);
+    if (demo) ctx.print('aitia: demo loaded — try the README walkthrough with the agent token above (Ctrl-C to stop)');
     // The Proxmox state poll (tasks → inventory → attributed transitions, published to subscribers).
     const { url: pxUrl, token: pxToken, caFile, insecure, pollSeconds } = config.proxmox;
-    const pxClient = pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
+    const pxClient = !demo && pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
     const poller = pxClient
       ? startProxmoxPoller({ driver: graph.driver, client: pxClient, intervalSeconds: pollSeconds, log, run: statePollPass({ log, suppression: policy.policy.attribution.suppression }) })
       : null;
@@ -62,3 +70,18 @@ export const serveCommand: CliCommand = {
     return 0;
   },
 };
+
+/** On the embedded default (and always for the demo) a missing tokens file is created and its tokens shown once. */
+function printNewTokens(config: Config, ctx: CliContext, demo: boolean): void {
+  if (existsSync(config.tokensFile)) return;
+  if (config.neo4j.uri && !demo) {
+    throw new AitiaError('BAD_USER_INPUT', `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator`);
+  }
+  const dev = ensureDevTokens(config.tokensFile, demo ? 'demo' : 'dev');
+  if (!dev) return;
+  ctx.print(`aitia: created ${demo ? 'demo' : 'dev'} tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`);
+  ctx.print(`  agent token:     ${dev.agent}`);
+  ctx.print(`  operator token:  ${dev.operator}`);
+  ctx.print(`  scheduler token: ${dev.scheduler}`);
+  ctx.print(`  ingester token:  ${dev.ingester}`);
+}

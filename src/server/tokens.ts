@@ -99,8 +99,8 @@ export function addToken(path: string, name: string, role: Role): string {
  * On the embedded default with no tokens file yet: creates one with a token per role and returns
  * them, so `npm start` can print the agent and operator tokens once.
  */
-export function ensureDevTokens(path: string): Record<Role, string> | null {
+export function ensureDevTokens(path: string, prefix = 'dev'): Record<Role, string> | null {
   if (existsSync(path)) return null;
   const roles: Role[] = ['agent', 'operator', 'scheduler', 'ingester'];
-  return Object.fromEntries(roles.map((role) => [role, addToken(path, `dev-${role}`, role)])) as Record<Role, string>;
+  return Object.fromEntries(roles.map((role) => [role, addToken(path, `${prefix}-${role}`, role)])) as Record<Role, string>;
 }

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDemo, type DemoResult } from '../../src/demo/run-demo.js';
+import { resetScope } from '../../src/graph/scope-reset.js';
+import { DEMO_SERVICES } from '../../src/demo/story.js';
+import { useGraph } from '../support/graph.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const { driver } = useGraph();
+let srv: TestServer;
+let demo: DemoResult;
+const printed: string[] = [];
+
+/** The walkthrough's operations and answers, in README order: each `query '…'` block and the json block after it. */
+function walkthrough(): Array<{ title: string; operation: string; answer: unknown }> {
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Your first ten minutes'), readme.indexOf('## Reference'));
+  const steps = [...section.matchAll(/### (\d\. [^\n]+)[\s\S]*?```sh\nnode dist\/src\/main\.js query '([\s\S]*?)'\n```\s*```json\n([\s\S]*?)\n```/g)];
+  return steps.map((m) => ({ title: m[1]!, operation: m[2]!, answer: JSON.parse(m[3]!) }));
+}
+
+beforeAll(async () => {
+  demo = await runDemo(driver, { suppression: 'shadow', print: (l) => printed.push(l) });
+  srv = await startTestServer(driver, { tokenPrefix: 'demo' });
+}, 180_000);
+afterAll(async () => {
+  await srv?.close();
+  await resetScope(driver, ['proxmox:homelab/'], DEMO_SERVICES.map((s) => `manual:service/${s.name}`));
+});
+
+describe('the demo homelab', () => {
+  it('plays its story through the real ingest, correlator and gate', () => {
+    expect(demo.resources).toBe(23);
+    expect(demo.transitions.map((t) => [t.transition.resourceId, t.transition.from, t.transition.to, t.transition.attribution.confidence])).toEqual([
+      ['proxmox:homelab/qemu/101', 'running', 'stopped', 'high'],
+      ['proxmox:homelab/qemu/110', 'running', 'stopped', 'high'],
+      ['proxmox:homelab/qemu/102', 'running', 'stopped', 'none'],
+      ['proxmox:homelab/qemu/113', 'running', 'paused_io_error', 'none'],
+    ]);
+    const [stop, ha, unknown] = demo.transitions.map((t) => t.transition);
+    expect(stop!.attribution).toMatchObject({ actor: 'alice@pve', actorKind: 'human' });
+    expect(ha!.attribution).toMatchObject({ actor: 'bob@pve', requestedBy: 'bob@pve', executor: 'root@pam', executorKind: 'ha_manager' });
+    expect(unknown!.narrative).toMatch(/the cause is unknown\.$/);
+    expect(printed.join('\n')).toContain('first poll: 23 resources');
+  });
+
+  it('opened a paused_io_error condition on db13', async () => {
+    const { body } = await srv.gql(srv.tokens.agent, '{ openConditions(resourceId: "vm:db13") { type status } }');
+    expect(body.data.openConditions).toEqual(expect.arrayContaining([{ type: 'paused_io_error', status: 'open' }]));
+  });
+
+  const steps = walkthrough();
+  it('the README has the five walkthrough steps', () => {
+    expect(steps.map((s) => s.title.slice(0, 2))).toEqual(['1.', '2.', '3.', '4.', '5.']);
+  });
+
+  // In order: step 4 records an edge, as the reader does.
+  it.each(steps)('README walkthrough $title gives exactly the printed answer', async ({ operation, answer }) => {
+    const { status, body } = await srv.gql(srv.tokens.agent, operation);
+    expect(status).toBe(200);
+    expect(body).toEqual(answer);
+  });
+});
