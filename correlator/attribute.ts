@@ -85,7 +85,8 @@ export function attribute(
   return noneAttribution(opts, inLookback.length, why);
 }
 
-function noneAttribution(opts: AttributeOptions, considered: number, reason: string): Attribution {
+/** An attribution that names no cause: `none`, with the reason (the narrative then says the cause is unknown). */
+export function noneAttribution(opts: Pick<AttributeOptions, 'lookbackSeconds'>, considered: number, reason: string): Attribution {
   return {
     confidence: 'none',
     actor: null,

@@ -5,6 +5,7 @@ import { checkNewInboundEdge } from '../src/policy/index.js';
 import type { Driver } from 'neo4j-driver';
 import { AitiaError, badInput } from '../src/errors.js';
 import type { Resolvers } from '../src/generated/graphql.js';
+import type { RequestContext } from '../src/server/context.js';
 
 /** Agents may name a resource by id or by its kind:name slug. */
 export function resolveRef(driver: Driver, ref: string, field: string) {
@@ -35,6 +36,14 @@ async function inInput<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A blast-radius walk from a resource named by id or slug. */
+async function traversal(ctx: RequestContext, ref: string, direction: 'dependents' | 'dependencies', maxDepth: number) {
+  assertCan(ctx.principal, 'resource:read');
+  const root = await resolveRef(ctx.driver, ref, 'id');
+  const reached = await traverse(ctx.driver, root.id, direction, maxDepth);
+  return { root, maxDepth, count: reached.length, reached };
+}
+
 export const relationshipResolvers: Resolvers = {
   Relationship: {
     from: async (e, _a, ctx) => (await ctx.loaders.resourceById.load(e.fromId))!,
@@ -47,20 +56,8 @@ export const relationshipResolvers: Resolvers = {
       const r = await resolveRef(ctx.driver, args.id, 'id');
       return relationsOf(ctx.driver, r.id, { types: args.types ?? null, direction: args.direction ?? 'BOTH', includeStale: args.includeStale ?? false });
     },
-    dependents: async (_p, args, ctx) => {
-      assertCan(ctx.principal, 'resource:read');
-      const root = await resolveRef(ctx.driver, args.id, 'id');
-      const maxDepth = args.maxDepth ?? 3;
-      const reached = await traverse(ctx.driver, root.id, 'dependents', maxDepth);
-      return { root, maxDepth, count: reached.length, reached };
-    },
-    dependencies: async (_p, args, ctx) => {
-      assertCan(ctx.principal, 'resource:read');
-      const root = await resolveRef(ctx.driver, args.id, 'id');
-      const maxDepth = args.maxDepth ?? 3;
-      const reached = await traverse(ctx.driver, root.id, 'dependencies', maxDepth);
-      return { root, maxDepth, count: reached.length, reached };
-    },
+    dependents: (_p, args, ctx) => traversal(ctx, args.id, 'dependents', args.maxDepth ?? 3),
+    dependencies: (_p, args, ctx) => traversal(ctx, args.id, 'dependencies', args.maxDepth ?? 3),
     identity: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'resource:read');
       const resource = await resolveRef(ctx.driver, args.id, 'id');

@@ -2,19 +2,11 @@ import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
 import { listResources, resolveResource, updateAttributes } from '../src/graph/index.js';
 import { badInput } from '../src/errors.js';
-import type { Kind } from '../src/model/index.js';
+import { KIND_LABELS, type Kind } from '../src/model/index.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 
-/** GraphQL type per kind: `... on Vm { state }`. */
-export const KIND_TYPENAMES: Readonly<Record<Kind, string>> = {
-  cluster: 'Cluster',
-  host: 'Host',
-  vm: 'Vm',
-  lxc: 'Lxc',
-  storage: 'Storage',
-  network: 'Network',
-  service: 'Service',
-};
+/** GraphQL type per kind (`... on Vm { state }`): the same names as the kinds' Neo4j labels. */
+export const KIND_TYPENAMES: Readonly<Record<Kind, string>> = KIND_LABELS;
 
 const cursorOf = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
 function idOfCursor(cursor: string): string {

@@ -1,4 +1,5 @@
 import type { Attribution } from '../../correlator/types.js';
+import { noneAttribution } from '../../correlator/attribute.js';
 import type { Kind } from '../model/kinds.js';
 import type { TransitionDecision } from '../policy/transition-gate.js';
 import { toPlain } from './values.js';
@@ -42,20 +43,7 @@ function parseJson<T>(v: unknown, fallback: T): T {
 /** Builds a record from a Transition node's properties. */
 export function transitionFromProperties(raw: unknown): TransitionRecord {
   const p = toPlain(raw) as Record<string, unknown>;
-  const attribution = parseJson<Attribution | null>(p.attribution, null) ?? {
-    confidence: 'none',
-    actor: null,
-    actorKind: null,
-    requestedBy: null,
-    executor: null,
-    executorKind: null,
-    events: [],
-    deltaSeconds: null,
-    expectedType: false,
-    consideredEvents: 0,
-    lookbackSeconds: 0,
-    reason: 'no attribution stored',
-  };
+  const attribution = parseJson<Attribution | null>(p.attribution, null) ?? noneAttribution({ lookbackSeconds: 0 }, 0, 'no attribution stored');
   const decision: TransitionDecision = {
     decision: (p.decision as TransitionDecision['decision'] | null) ?? 'open_incident',
     reasons: Array.isArray(p.decisionReasons) ? p.decisionReasons.map(String) : [],
