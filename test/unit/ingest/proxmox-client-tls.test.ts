@@ -39,6 +39,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// Skipped only where openssl is missing (it makes the test certificate); .ci/run installs it.
 describe.skipIf(!pems)('ProxmoxClient TLS', () => {
   const token = 'aitia@pve!inventory=secret';
 
