@@ -2,6 +2,7 @@ import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { aboutResolvers } from './about.js';
 import { attributionResolvers } from './attribution.js';
+import { ingestResolvers } from './ingest.js';
 import { auditResolvers } from './audit.js';
 import { checkResolvers } from './checks.js';
 import { conditionResolvers } from './conditions.js';
@@ -22,6 +23,7 @@ export const resolvers = mergeResolvers([
   healthResolvers,
   auditResolvers,
   attributionResolvers,
+  ingestResolvers,
   checkResolvers,
   policyResolvers,
   lifecycleResolvers,

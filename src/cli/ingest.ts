@@ -5,10 +5,10 @@ import { listMissingResources } from '../graph/staleness.js';
 import { resolveManifestsAs } from '../ingest/identity/manifests-as.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { IngestReport } from '../ingest/report.js';
-import { importVcenterInventory } from '../ingest/vcenter/import.js';
+import { vcenterInventoryPass } from '../ingest/vcenter/inventory-pass.js';
 import { ProviderSchema } from '../model/index.js';
 import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
-import { formatStatePoll, runProxmoxStatePoll, statePollPass } from '../scheduler/state-poll.js';
+import { formatStatePoll, runProxmoxStatePoll, statePollPass, suppressionFromPolicy } from '../scheduler/state-poll.js';
 import type { CliCommand, CliContext } from './context.js';
 
 const USAGE = [
@@ -95,13 +95,15 @@ async function vcenter(args: string[], ctx: CliContext): Promise<number> {
   if (!values.server) ctx.print(`no --server: ids use vcenter:${DEFAULT_SERVER}/…; pass --server to keep several vCenters apart`);
   const graph = await ctx.openGraph();
   try {
-    const report = await importVcenterInventory(graph.driver, document, {
+    const { report, correlation } = await vcenterInventoryPass(graph.driver, document, {
       server,
       complete: Boolean(values.complete),
       batchSize: positiveInt('batch-size', values['batch-size']),
       onProgress: (line) => ctx.print(line),
+      suppression: await suppressionFromPolicy(ctx.config.policyFile),
     });
     printDetails(ctx, report);
+    for (const t of correlation.created) ctx.print(`  transition: ${t.narrative}`);
     return report.errors.length > 0 ? 1 : 0;
   } finally {
     await graph.close();

@@ -1,0 +1,31 @@
+import { vcenterInventoryPass } from '../src/ingest/vcenter/inventory-pass.js';
+import { assertCan } from '../src/server/permissions.js';
+import { audited } from '../src/server/audited.js';
+import { transitionPubSub } from '../src/server/transition-pubsub.js';
+import type { Resolvers } from '../src/generated/graphql.js';
+
+export const ingestResolvers: Resolvers = {
+  Mutation: {
+    ingestVcenterInventory: (_p, { server, document, complete }, ctx) =>
+      audited(ctx, 'ingestVcenterInventory', [`vcenter:${server}`], async () => {
+        assertCan(ctx.principal, 'inventory:ingest');
+        const { report, correlation } = await vcenterInventoryPass(ctx.driver, document, {
+          server,
+          complete: complete ?? false,
+          suppression: ctx.services.policy?.policy.attribution.suppression ?? 'shadow',
+          publish: (t) => (ctx.services.transitionPubSub ?? transitionPubSub).publish(t),
+        });
+        return {
+          scope: report.scope,
+          complete: report.complete,
+          fetched: report.fetched,
+          resources: report.resources,
+          edges: report.edges,
+          skipped: report.skipped,
+          errors: report.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)),
+          markedMissing: report.markedMissing,
+          transitions: correlation.created as never,
+        };
+      }),
+  },
+};
