@@ -21,6 +21,11 @@ import { resolveRef } from './relationships.js';
 /** Events per ingestVcenterEvents call: a bigger document is split by the caller. */
 const MAX_EVENTS_PER_CALL = 10_000;
 
+/** The configured clock tolerance, when the service was given one. */
+function skewSettings(ctx: RequestContext) {
+  return ctx.services.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: ctx.services.clockSkewSeconds };
+}
+
 /** Per-request event loader for AttributionEvent.event (one query per page, not per event). */
 const eventLoaders = new WeakMap<object, DataLoader<string, StoredEventRecord | null>>();
 function eventLoader(ctx: RequestContext): DataLoader<string, StoredEventRecord | null> {
@@ -104,7 +109,7 @@ export const attributionResolvers: Resolvers = {
       assertCan(ctx.principal, 'transition:read');
       const r = await resolveRef(ctx.driver, args.resourceId, 'resourceId');
       checkStates(r.kind, args.from, args.to);
-      return explainStoredTransition(ctx.driver, { resourceId: r.id, kind: r.kind, from: args.from, to: args.to, observedAt: args.at, observer: `explainTransition:${ctx.principal.name}` });
+      return explainStoredTransition(ctx.driver, { resourceId: r.id, kind: r.kind, from: args.from, to: args.to, observedAt: args.at, observer: `explainTransition:${ctx.principal.name}` }, skewSettings(ctx));
     },
     stateAt: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'transition:read');

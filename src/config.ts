@@ -35,6 +35,7 @@ export const ENV_SCHEMA = z.object({
   AITIA_PROXMOX_CA_FILE: z.string().min(1).optional().describe('PEM CA bundle to verify the Proxmox TLS certificate.'),
   AITIA_PROXMOX_INSECURE: bool.default(false).describe('Skip TLS verification for Proxmox (explicit opt-in only).'),
   AITIA_PROXMOX_POLL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(30).describe('Seconds between Proxmox polls.'),
+  AITIA_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(5).describe('Tolerance for provider clocks (Proxmox nodes, vCenter) when matching events to changes.'),
   AITIA_TOKEN: z.string().min(1).optional().describe('Bearer token `aitia query` sends (the service itself never reads it).'),
   AITIA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info').describe('Log level of the JSON logs on stdout.'),
 });
@@ -49,6 +50,8 @@ export interface Config {
   policyFile: string | undefined;
   proxmox: { url: string | undefined; token: string | undefined; caFile: string | undefined; insecure: boolean; pollSeconds: number };
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
+  /** Seconds of provider clock disagreement the correlator tolerates. */
+  clockSkewSeconds: number;
   /** Only for `aitia query`. */
   token: string | undefined;
 }
@@ -84,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollSeconds: e.AITIA_PROXMOX_POLL_SECONDS,
     },
     logLevel: e.AITIA_LOG_LEVEL,
+    clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,
     token: e.AITIA_TOKEN,
   };
 }

@@ -58,14 +58,14 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
   try {
     if (values.once) {
       // One state poll: tasks, then inventory, then the transitions the changes became.
-      const result = await runProxmoxStatePoll(graph.driver, client, { policyFile: ctx.config.policyFile, inventory: sync, onTasks: (line) => ctx.print(line) });
+      const result = await runProxmoxStatePoll(graph.driver, client, { policyFile: ctx.config.policyFile, correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds }, inventory: sync, onTasks: (line) => ctx.print(line) });
       printDetails(ctx, result.tasks);
       printDetails(ctx, result.inventory);
       for (const line of formatStatePoll(result).slice(1)) ctx.print(line);
       return result.inventory.complete ? 0 : 1;
     }
     ctx.print(`polling ${url} every ${pollSeconds} s; Ctrl-C stops`);
-    const poller = startProxmoxPoller({ driver: graph.driver, client, intervalSeconds: pollSeconds, log: ctx.log, sync, onReport: (r) => printDetails(ctx, r, 5), run: statePollPass({ log: ctx.log, policyFile: ctx.config.policyFile }) });
+    const poller = startProxmoxPoller({ driver: graph.driver, client, intervalSeconds: pollSeconds, log: ctx.log, sync, onReport: (r) => printDetails(ctx, r, 5), run: statePollPass({ log: ctx.log, policyFile: ctx.config.policyFile, correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds } }) });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -101,6 +101,7 @@ async function vcenter(args: string[], ctx: CliContext): Promise<number> {
       batchSize: positiveInt('batch-size', values['batch-size']),
       onProgress: (line) => ctx.print(line),
       suppression: await suppressionFromPolicy(ctx.config.policyFile),
+      correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
     });
     printDetails(ctx, report);
     for (const t of correlation.created) ctx.print(`  transition: ${t.narrative}`);

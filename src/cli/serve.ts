@@ -42,7 +42,7 @@ export const serveCommand: CliCommand = {
     const tokens = new TokenStore(config.tokensFile);
     const graph = await (demo ? openGraph(config, log) : ctx.openGraph());
     if (demo) await runDemo(graph.driver, { suppression: policy.policy.attribution.suppression, print: ctx.print });
-    const server = createHttpServer({ driver: graph.driver, log, version: packageVersion(), policy }, tokens);
+    const server = createHttpServer({ driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds }, tokens);
     const bound = await listen(server, config.host, config.port);
     log.info({ url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo }, 'aitia listening');
     ctx.print(`aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`);
@@ -51,7 +51,7 @@ export const serveCommand: CliCommand = {
     const { url: pxUrl, token: pxToken, caFile, insecure, pollSeconds } = config.proxmox;
     const pxClient = !demo && pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
     const poller = pxClient
-      ? startProxmoxPoller({ driver: graph.driver, client: pxClient, intervalSeconds: pollSeconds, log, run: statePollPass({ log, suppression: policy.policy.attribution.suppression }) })
+      ? startProxmoxPoller({ driver: graph.driver, client: pxClient, intervalSeconds: pollSeconds, log, run: statePollPass({ log, suppression: policy.policy.attribution.suppression, correlator: { clockSkewSeconds: config.clockSkewSeconds } }) })
       : null;
     // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).
     const health = startHealthScheduler({ driver: graph.driver, log, tickSeconds: 10, concurrency: 8, k: 3, historySize: 20 });

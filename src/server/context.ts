@@ -12,6 +12,8 @@ export interface AppServices {
   /** The gate's policy, loaded at start; absent only where a caller built services without one. */
   policy?: LoadedPolicy;
   /** The transition bus for `transitionObserved`; default the process's (src/server/transition-pubsub.ts). */
+  /** The correlator's provider clock tolerance (AITIA_CLOCK_SKEW_SECONDS); default 5 s. */
+  clockSkewSeconds?: number;
   transitionPubSub?: import('./transition-pubsub.js').TransitionPubSub;
 }
 

@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { correlateChanges, type CorrelationReport } from '../../../correlator/runner.js';
+import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../../correlator/runner.js';
 import type { TransitionRecord } from '../../graph/transition-record.js';
 import type { SuppressionMode } from '../../policy/schema.js';
 import type { IngestReport } from '../report.js';
@@ -13,13 +13,14 @@ import { importVcenterInventory, type ImportVcenterOptions } from './import.js';
 export async function vcenterInventoryPass(
   driver: Driver,
   document: unknown,
-  options: ImportVcenterOptions & { suppression: SuppressionMode; publish?: (t: TransitionRecord) => void },
+  options: ImportVcenterOptions & { suppression: SuppressionMode; correlator?: Partial<CorrelatorSettings>; publish?: (t: TransitionRecord) => void },
 ): Promise<{ report: IngestReport; correlation: CorrelationReport }> {
   const report = await importVcenterInventory(driver, document, options);
   const correlation = await correlateChanges(driver, report.stateChanges, {
     observedAt: report.startedAt,
     observer: `import:${report.scope}`,
     suppression: options.suppression,
+    ...(options.correlator ? { settings: options.correlator } : {}),
     ...(options.publish ? { publish: options.publish } : {}),
   });
   return { report, correlation };
