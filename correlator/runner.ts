@@ -11,7 +11,7 @@ import type { Kind } from '../src/model/kinds.js';
 import type { EventRecord } from '../src/model/events.js';
 import type { SuppressionMode } from '../src/policy/schema.js';
 import { decideTransition } from '../src/policy/transition-gate.js';
-import { attribute } from './attribute.js';
+import { attribute, noneAttribution } from './attribute.js';
 import { narrate } from './narrative.js';
 import { TRANSITION_TABLE } from './transition-table.js';
 import { DEFAULT_ATTRIBUTE_OPTIONS, type Attribution, type Transition, type TransitionTable } from './types.js';
@@ -139,10 +139,61 @@ export async function correlateChanges(driver: Driver, changes: readonly Observe
     try {
       await correlateOne(driver, change, options, report);
     } catch (err) {
-      report.errors.push({ resourceId: change.id, message: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      report.errors.push({ resourceId: change.id, message });
+      // The poll has already stored the new state, so the next poll will not report this change
+      // again: keep the observation, honestly unexplained, rather than lose it.
+      await storeUnexplained(driver, change, options, report, message).catch(() => {});
     }
   }
   return report;
+}
+
+/** Conditions that follow from the state itself: paused on an I/O error opens one, leaving it resolves it. */
+async function applyStateConditions(driver: Driver, change: ObservedChange, transition: TransitionRecord, options: CorrelateOptions, report: CorrelationReport): Promise<void> {
+  if (change.kind === 'vm' && change.to === IO_ERROR_STATE) {
+    const opened = await openCondition(driver, {
+      resourceId: change.id,
+      type: 'paused_io_error',
+      at: options.observedAt,
+      evidence: { transitionId: transition.id, from: change.from, to: change.to, rawState: change.rawState ?? null, observedAt: transition.observedAt },
+      attribution: { transitionId: transition.id, ...transition.attribution, narrative: transition.narrative },
+    });
+    if (opened.opened) report.conditions.opened.push(opened.condition.id);
+  } else if (change.kind === 'vm' && change.from === IO_ERROR_STATE) {
+    const resolved = await resolveCondition(driver, {
+      resourceId: change.id,
+      type: 'paused_io_error',
+      at: options.observedAt,
+      evidence: { transitionId: transition.id, from: change.from, to: change.to, rawState: change.rawState ?? null, observedAt: transition.observedAt },
+    });
+    if (resolved.resolved && resolved.condition) report.conditions.resolved.push(resolved.condition.id);
+  }
+}
+
+/** Stores a change whose explanation failed as a `none` transition that says why. */
+async function storeUnexplained(driver: Driver, change: ObservedChange, options: CorrelateOptions, report: CorrelationReport, message: string): Promise<void> {
+  const attribution = noneAttribution(DEFAULT_CORRELATOR_SETTINGS, 0, `The correlator failed (${message}); the cause was not looked up.`);
+  const narrative = `${change.kind} ${change.id} went ${change.from} → ${change.to} at ${options.observedAt}. The correlator failed (${message}); the cause is unknown.`;
+  const { transition, created } = await createTransition(driver, {
+    resourceId: change.id,
+    kind: change.kind,
+    from: change.from,
+    to: change.to,
+    observedAt: options.observedAt,
+    observer: options.observer,
+    hostId: null,
+    rawFrom: change.rawFrom ?? null,
+    rawTo: change.rawState ?? null,
+    attribution,
+    decision: decideTransition(attribution, narrative, options.suppression),
+    narrative,
+  });
+  if (created) {
+    report.created.push(transition);
+    await applyStateConditions(driver, change, transition, options, report);
+    options.publish?.(transition);
+  }
 }
 
 async function correlateOne(driver: Driver, change: ObservedChange, options: CorrelateOptions, report: CorrelationReport): Promise<void> {
@@ -169,23 +220,6 @@ async function correlateOne(driver: Driver, change: ObservedChange, options: Cor
     return;
   }
   report.created.push(transition);
-  if (change.kind === 'vm' && change.to === IO_ERROR_STATE) {
-    const opened = await openCondition(driver, {
-      resourceId: change.id,
-      type: 'paused_io_error',
-      at: options.observedAt,
-      evidence: { transitionId: transition.id, from: change.from, to: change.to, rawState: change.rawState ?? null, observedAt: transition.observedAt },
-      attribution: { transitionId: transition.id, ...transition.attribution, narrative: transition.narrative },
-    });
-    if (opened.opened) report.conditions.opened.push(opened.condition.id);
-  } else if (change.kind === 'vm' && change.from === IO_ERROR_STATE) {
-    const resolved = await resolveCondition(driver, {
-      resourceId: change.id,
-      type: 'paused_io_error',
-      at: options.observedAt,
-      evidence: { transitionId: transition.id, from: change.from, to: change.to, rawState: change.rawState ?? null, observedAt: transition.observedAt },
-    });
-    if (resolved.resolved && resolved.condition) report.conditions.resolved.push(resolved.condition.id);
-  }
+  await applyStateConditions(driver, change, transition, options, report);
   options.publish?.(transition);
 }

@@ -103,6 +103,20 @@ describe('correlateChanges', () => {
   });
 });
 
+describe('when the correlator itself fails', () => {
+  it('keeps the observed change as an honest none transition instead of losing it', async () => {
+    await vm('150', 'running');
+    const broken = new Proxy({}, { get: () => { throw new Error('transition table unreadable'); } });
+    const change = { id: vmId('150'), kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
+    const r = await correlateChanges(driver, [change], { observedAt: at(900), observer: 'test-poll', suppression: 'shadow', settings: { table: broken as never } });
+    expect(r.errors).toEqual([{ resourceId: vmId('150'), message: expect.stringContaining('transition table unreadable') }]);
+    expect(r.created).toHaveLength(1);
+    expect(r.created[0]!.attribution).toMatchObject({ confidence: 'none', actor: null });
+    expect(r.created[0]!.narrative).toMatch(/The correlator failed \(.*transition table unreadable.*\); the cause is unknown\.$/);
+    expect(r.created[0]!.decision.decision).toBe('open_incident');
+  });
+});
+
 describe('low: provider-level activity, only when asked', () => {
   it('a node-wide stopall on the node the guest runs on is low with emitLow, none without', async () => {
     await vm('106', 'running');
