@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../errors.js';
 import { int, isoNow, toPlain } from './values.js';
+import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 /** One mutation as it was asked and answered. */
 export interface AuditEntry {
@@ -34,17 +35,10 @@ export interface AuditFilter {
   since?: string | null;
 }
 
-/** Newest first; the cursor is the last entry's `at|id`. */
+/** Newest first; keyset paging on (at, id). */
 export async function listAudit(driver: Driver, filter: AuditFilter, page: { first: number; after?: string | null }) {
   if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500) throw badInput('first', `must be an integer from 1 to 500, got ${page.first}`);
-  let afterAt: string | null = null;
-  let afterId: string | null = null;
-  if (page.after) {
-    const [at, id] = Buffer.from(page.after, 'base64url').toString('utf8').split('|');
-    if (!at || !id) throw badInput('after', 'not a cursor returned by auditLog');
-    afterAt = at;
-    afterId = id;
-  }
+  const cursor = page.after ? decodeTimeCursor(page.after, 'auditLog') : null;
   const { records } = await driver.executeQuery(
     `MATCH (a:AuditEntry)
      WHERE ($principal IS NULL OR a.principal = $principal)
@@ -60,8 +54,8 @@ export async function listAudit(driver: Driver, filter: AuditFilter, page: { fir
       targetId: filter.targetId ?? null,
       outcome: filter.outcome ?? null,
       since: filter.since ?? null,
-      afterAt,
-      afterId,
+      afterAt: cursor?.at ?? null,
+      afterId: cursor?.id ?? null,
       limit: int(page.first + 1),
     },
     { routing: 'READ' },
@@ -72,6 +66,6 @@ export async function listAudit(driver: Driver, filter: AuditFilter, page: { fir
   return {
     nodes,
     hasNextPage: all.length > page.first,
-    endCursor: last ? Buffer.from(`${last.at}|${last.id}`).toString('base64url') : null,
+    endCursor: last ? encodeTimeCursor(last.at, last.id) : null,
   };
 }

@@ -4,6 +4,7 @@ import { badInput } from '../errors.js';
 import { CONDITION_STATUSES, CONDITION_TYPES, type ConditionStatus, type ConditionType } from '../model/index.js';
 import { conditionFromProperties, type ConditionRecord } from './condition-queries.js';
 import { int } from './values.js';
+import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 /** The filter of the `conditions` query. */
 export interface ConditionSearch {
@@ -21,17 +22,6 @@ export interface ConditionSearchPage {
   hasNextPage: boolean;
 }
 
-const encode = (c: ConditionRecord) => Buffer.from(JSON.stringify([c.openedAt, c.id])).toString('base64url');
-
-function decode(after: string): { at: string; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at === 'string' && typeof id === 'string' && DateTime.fromISO(at).isValid) return { at, id };
-  } catch {
-    // fall through to the error below
-  }
-  throw badInput('after', 'not a cursor returned by conditions');
-}
 
 /**
  * Conditions newest first (openedAt, then id), `first` at a time (1–500), keyset-paginated so a
@@ -42,7 +32,7 @@ export async function searchConditions(driver: Driver, filter: ConditionSearch, 
   if (filter.status && !(CONDITION_STATUSES as readonly string[]).includes(filter.status)) throw badInput('filter.status', 'must be open or resolved');
   if (filter.since && !DateTime.fromISO(filter.since).isValid) throw badInput('filter.since', 'must be an ISO-8601 timestamp');
   if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500) throw badInput('first', 'must be an integer from 1 to 500');
-  const cursor = page.after ? decode(page.after) : null;
+  const cursor = page.after ? decodeTimeCursor(page.after, 'conditions') : null;
   const { records } = await driver.executeQuery(
     `MATCH (c:Condition)
      WHERE ($rid IS NULL OR c.resourceId = $rid) AND ($type IS NULL OR c.type = $type) AND ($status IS NULL OR c.status = $status)
@@ -62,5 +52,5 @@ export async function searchConditions(driver: Driver, filter: ConditionSearch, 
   );
   const all = records.map((r) => conditionFromProperties(r.get('c')));
   const conditions = all.slice(0, page.first);
-  return { conditions, cursors: conditions.map(encode), hasNextPage: all.length > page.first };
+  return { conditions, cursors: conditions.map((c) => encodeTimeCursor(c.openedAt, c.id)), hasNextPage: all.length > page.first };
 }

@@ -4,6 +4,7 @@ import { badInput, notFound } from '../errors.js';
 import { CONDITION_TYPES, ConditionStatusSchema, ConditionTypeSchema, type ConditionStatus, type ConditionType } from '../model/index.js';
 import { conditionFromProperties, type ConditionRecord } from './condition-queries.js';
 import { int, isoNow } from './values.js';
+import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 /**
  * The Condition repository (write side; reads for DataLoaders are in condition-queries.ts):
@@ -91,15 +92,6 @@ export interface ConditionPage {
   hasNextPage: boolean;
 }
 
-function decodeCursor(after: string): { at: string; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at === 'string' && typeof id === 'string' && DateTime.fromISO(at).isValid) return { at, id };
-  } catch {
-    // fall through to the error below
-  }
-  throw badInput('after', 'not a cursor returned by this list');
-}
 
 /** Lists conditions by resource, type and status, newest first, `first` at a time (max 500). */
 export async function listConditions(
@@ -110,7 +102,7 @@ export async function listConditions(
   if (options.status && !ConditionStatusSchema.safeParse(options.status).success) throw badInput('status', 'must be open or resolved');
   const first = options.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 500) throw badInput('first', 'must be an integer from 1 to 500');
-  const cursor = options.after ? decodeCursor(options.after) : null;
+  const cursor = options.after ? decodeTimeCursor(options.after, 'this list') : null;
   const { records } = await driver.executeQuery(
     `MATCH (c:Condition)
      WHERE ($rid IS NULL OR c.resourceId = $rid) AND ($type IS NULL OR c.type = $type) AND ($status IS NULL OR c.status = $status)
@@ -132,6 +124,6 @@ export async function listConditions(
   return {
     conditions: page,
     hasNextPage: all.length > first,
-    endCursor: last ? Buffer.from(JSON.stringify([last.openedAt, last.id])).toString('base64url') : null,
+    endCursor: last ? encodeTimeCursor(last.openedAt, last.id) : null,
   };
 }

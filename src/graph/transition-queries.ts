@@ -3,6 +3,7 @@ import type { Driver } from 'neo4j-driver';
 import { badInput } from '../errors.js';
 import { transitionFromProperties, type TransitionRecord } from './transition-record.js';
 import { int } from './values.js';
+import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 /** One transition by id, or null. */
 export async function getTransition(driver: Driver, id: string): Promise<TransitionRecord | null> {
@@ -17,17 +18,6 @@ export interface TransitionPage {
   endCursor: string | null;
 }
 
-const encodeCursor = (t: TransitionRecord) => Buffer.from(JSON.stringify([t.observedAt, t.id])).toString('base64url');
-
-function decodeCursor(after: string): { at: string; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at === 'string' && typeof id === 'string' && DateTime.fromISO(at).isValid) return { at, id };
-  } catch {
-    // fall through to the error below
-  }
-  throw badInput('after', 'not a cursor returned by transitions');
-}
 
 /**
  * Transitions of one resource (transition_resource_time) or of all (transition_observed_at),
@@ -43,7 +33,7 @@ export async function listTransitions(
     const v = options[f];
     if (v != null && !DateTime.fromISO(v, { setZone: true }).isValid) throw badInput(f, 'must be an ISO-8601 time');
   }
-  const cursor = options.after ? decodeCursor(options.after) : null;
+  const cursor = options.after ? decodeTimeCursor(options.after, 'transitions') : null;
   const where = options.resourceId ? 't.resourceId = $rid AND ' : '';
   const { records } = await driver.executeQuery(
     `MATCH (t:Transition)
@@ -62,7 +52,7 @@ export async function listTransitions(
     { routing: 'READ' },
   );
   const all = records.map((r) => transitionFromProperties(r.get('t')));
-  const page = all.slice(0, first).map((transition) => ({ transition, cursor: encodeCursor(transition) }));
+  const page = all.slice(0, first).map((transition) => ({ transition, cursor: encodeTimeCursor(transition.observedAt, transition.id) }));
   return { transitions: page, hasNextPage: all.length > first, endCursor: page[page.length - 1]?.cursor ?? null };
 }
 
