@@ -1,17 +1,25 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
 
 /**
  * Two projects: `unit` (pure logic, no database) and `graph` (integration and end-to-end tests that
  * need the real Neo4j the globalSetup provisions). `vitest run test/unit` starts no database.
  */
 export default defineConfig({
+  // One graphql for everything, as under plain Node: otherwise the tests' own imports would get its
+  // ESM build while yoga and @graphql-tools get the CommonJS one, and schema objects would not match.
+  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     reporters: ['default'],
     projects: [
       {
+        extends: true,
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
       },
       {
+        extends: true,
         test: {
           name: 'graph',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],

@@ -3,7 +3,8 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { execute } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { authPlugin, principals } from './auth.js';
 import type { AppServices, RequestContext } from './context.js';
 import { makeMaskError } from './errors.js';
@@ -14,6 +15,13 @@ import type { TokenStore } from './tokens.js';
 
 /** Query limits: each refusal is a clear validation error naming the limit. */
 export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens: 4_000, maxDirectives: 20 } as const;
+
+/**
+ * Queries and mutations run on graphql-js's executor, which writes response keys in selection
+ * order as the spec asks; yoga's default executor writes them in order of completion, so a slow
+ * field would move. Subscriptions keep yoga's executor.
+ */
+const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => setExecuteFn(execute as never) };
 
 /** The GraphQL app at /graphql: auth, limits, masking, per-request DataLoaders. */
 export function createGraphqlApp(services: AppServices, tokens: TokenStore): YogaServerInstance<Record<string, never>, RequestContext> {
@@ -27,6 +35,7 @@ export function createGraphqlApp(services: AppServices, tokens: TokenStore): Yog
     maskedErrors: { maskError: makeMaskError(services.log) },
     plugins: [
       authPlugin(tokens),
+      selectionOrderedExecution,
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.
       maxTokensPlugin({ n: LIMITS.maxTokens, exposeLimits: true }),
