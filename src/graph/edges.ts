@@ -155,13 +155,10 @@ export async function relationsOfMany(
   const direction = options.direction ?? 'BOTH';
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS rid
-     MATCH (x:Resource {id: rid})
-     CALL (x) {
-       MATCH (a)-[e]->(b) WHERE a = x AND $dir <> 'IN' RETURN a, e, b
-       UNION
-       MATCH (a)-[e]->(b) WHERE b = x AND $dir <> 'OUT' RETURN a, e, b
-     }
-     WITH rid, a, e, b WHERE type(e) IN $types AND ($stale OR e.missingSince IS NULL)
+     MATCH (x:Resource {id: rid})-[e]-(:Resource)
+     WHERE type(e) IN $types AND ($stale OR e.missingSince IS NULL)
+       AND ($dir = 'BOTH' OR ($dir = 'OUT' AND startNode(e) = x) OR ($dir = 'IN' AND endNode(e) = x))
+     WITH rid, e, startNode(e) AS a, endNode(e) AS b
      RETURN rid, ${EDGE_PROJECTION} AS edge ORDER BY type(e), a.id, b.id`,
     { ids: [...new Set(ids)], types, dir: direction, stale: options.includeStale ?? false },
     { routing: 'READ' },
