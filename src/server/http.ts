@@ -6,13 +6,20 @@ import { createGraphqlApp } from './app.js';
 import { GRAPHIQL_ASSET_PREFIX, createAssetHandler, graphiqlAssetDir } from './graphiql.js';
 import type { TokenStore } from './tokens.js';
 
+const READY_TIMEOUT_MS = 3000;
+
 /** Is Neo4j reachable and the schema at the code's migration version? */
 async function readiness(driver: Driver): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const version = await appliedVersion(driver);
+    // A probe must answer quickly: the driver would otherwise retry for ~30 s before giving up.
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)));
+    const version = await Promise.race([appliedVersion(driver), timeout]);
     return { ready: version >= LATEST_MIGRATION, detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION } };
   } catch (err) {
     return { ready: false, detail: { neo4j: 'unreachable', error: (err as Error).message } };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
