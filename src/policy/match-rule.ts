@@ -17,6 +17,18 @@ export interface MatchedRule {
   matchedBy: 'scope_entity' | 'type' | 'ancestor';
 }
 
+/** An approval rule as agents and auditors read it: its position and its fields in camelCase. */
+export function ruleSummary(rule: Policy['approval_rules'][number], index: number): Omit<MatchedRule, 'matchedBy'> {
+  return {
+    index,
+    entityType: rule.entity_type,
+    action: rule.action,
+    scopeEntity: rule.scope_entity ?? null,
+    riskClass: rule.risk_class,
+    autonomyLevel: rule.autonomy_level,
+  };
+}
+
 /** The winning rule, or the types that were searched in vain. */
 export type RuleLookup = { found: true; rule: MatchedRule } | { found: false; searched: EntityType[] };
 
@@ -46,12 +58,7 @@ export function findRule(policy: Policy, target: TargetFacts, entityType: Entity
   return {
     found: true,
     rule: {
-      index,
-      entityType: rule.entity_type,
-      action: rule.action,
-      scopeEntity: rule.scope_entity ?? null,
-      riskClass: rule.risk_class,
-      autonomyLevel: rule.autonomy_level,
+      ...ruleSummary(rule, index),
       matchedBy: rule.scope_entity !== undefined ? 'scope_entity' : rule.entity_type === entityType ? 'type' : 'ancestor',
     },
   };

@@ -1,5 +1,6 @@
 import { LIFECYCLES, type Lifecycle } from '../model/kinds.js';
 import { BUILT_IN_FORBIDDEN_ACTIONS } from './forbidden.js';
+import { ruleSummary } from './match-rule.js';
 import { RISK_CLASSES, type AutonomyLevel, type RiskClass } from './risk.js';
 import type { Policy } from './schema.js';
 import type { LoadedPolicy } from './startup.js';
@@ -32,15 +33,7 @@ export function viewPolicy({ policy, digest, path }: LoadedPolicy): PolicyView {
       const def = policy.risk_classes[riskClass];
       return { riskClass, approvalRequired: def.approval_required, autonomyAllowed: def.autonomy_allowed, description: def.description ?? null };
     }),
-    approvalRules: policy.approval_rules.map((rule, index) => ({
-      index,
-      entityType: rule.entity_type,
-      action: rule.action,
-      scopeEntity: rule.scope_entity ?? null,
-      riskClass: rule.risk_class,
-      autonomyLevel: rule.autonomy_level,
-      note: rule.note ?? null,
-    })),
+    approvalRules: policy.approval_rules.map((rule, index) => ({ ...ruleSummary(rule, index), note: rule.note ?? null })),
     forbiddenActions: [...new Set([...BUILT_IN_FORBIDDEN_ACTIONS, ...policy.forbidden_actions])],
     neverAutoAct: Object.keys(settings.never_auto_act)
       .sort()

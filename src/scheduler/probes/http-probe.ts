@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { HttpCheckSpec } from '../../model/index.js';
+import { withDeadline } from './deadline.js';
 import { connectFailure, timeoutFailure, type ProbeOutcome } from './outcome.js';
 
 /**
@@ -12,28 +13,16 @@ import { connectFailure, timeoutFailure, type ProbeOutcome } from './outcome.js'
 export function probeHttp(spec: HttpCheckSpec, signal?: AbortSignal): Promise<ProbeOutcome> {
   const url = new URL(spec.url);
   const target = url.host;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), spec.timeoutMs);
-  const onOuterAbort = () => controller.abort();
-  signal?.addEventListener('abort', onOuterAbort, { once: true });
   let connected = false;
-  return new Promise<ProbeOutcome>((resolve) => {
-    let settled = false;
-    const settle = (outcome: ProbeOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onOuterAbort);
-      req.destroy();
-      resolve(outcome);
-    };
+  return withDeadline(spec.timeoutMs, signal, (abort, settle, onCleanup) => {
     const lib = url.protocol === 'https:' ? https : http;
     const req = lib.request(url, {
       method: 'GET',
       agent: false,
-      signal: controller.signal,
+      signal: abort,
       headers: { 'user-agent': 'aitia-health-check', connection: 'close' },
     });
+    onCleanup(() => req.destroy());
     req.on('socket', (socket) => {
       if (!socket.connecting) connected = true;
       socket.once('connect', () => (connected = true));
@@ -48,7 +37,7 @@ export function probeHttp(spec: HttpCheckSpec, signal?: AbortSignal): Promise<Pr
       );
     });
     req.on('error', (err) => {
-      if (controller.signal.aborted) settle(timeoutFailure(target, spec.timeoutMs, connected));
+      if (abort.aborted) settle(timeoutFailure(target, spec.timeoutMs, connected));
       else settle(connectFailure(err, target));
     });
     req.end();
