@@ -6,11 +6,9 @@
  * or as whole managed objects (`self` + nested properties, as `govc vm.info -json` writes them).
  */
 
-/** A managed object reference: type (`VirtualMachine`) and value (`vm-101`). */
-export interface MoRef {
-  type: string;
-  value: string;
-}
+import { isObject, parseMoRef as parseRef, type MoRef } from './payload.js';
+
+export type { MoRef };
 
 /** One managed object with a property reader that takes vSphere paths (`runtime.powerState`). */
 export interface ManagedObject {
@@ -19,10 +17,6 @@ export interface ManagedObject {
 }
 
 type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A field by its camelCase name, else PascalCase, else any case. */
 export function field(obj: Json, name: string): unknown {
@@ -47,17 +41,9 @@ export function unbox(v: unknown): unknown {
   return v;
 }
 
-/** Parses a reference in any encoding: `{type, value}`, `{Type, Value}`, or pyVmomi's `vim.HostSystem:host-11`. */
+/** Parses a reference in any encoding (`{type, value}`, `{Type, Value}`, `vim.HostSystem:host-11`), boxed or not. */
 export function parseMoRef(v: unknown): MoRef | null {
-  const u = unbox(v);
-  if (typeof u === 'string') {
-    const m = /^(?:vim\.)?([A-Za-z]+):(\S+)$/.exec(u.trim());
-    return m ? { type: m[1]!, value: m[2]! } : null;
-  }
-  if (!isObject(u)) return null;
-  const type = field(u, 'type');
-  const value = field(u, 'value');
-  return typeof type === 'string' && typeof value === 'string' && type !== '' && value !== '' ? { type, value } : null;
+  return parseRef(unbox(v));
 }
 
 /** Follows a dotted path through nested objects, unboxing on the way. */
