@@ -1,20 +1,20 @@
 # aitia service image. Needs a Neo4j 5.26 reachable at NEO4J_URI (see docker-compose.yml);
 # the embedded Neo4j is for machines without Docker and is not part of this image.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json vitest.config.ts ./
+COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY schema ./schema
 COPY src ./src
 COPY resolvers ./resolvers
 COPY correlator ./correlator
-COPY test ./test
-COPY bench ./bench
+# Everything the build needs is in node_modules (GraphiQL's assets come from the pinned
+# @graphql-yoga/graphiql package): nothing is fetched from the network after npm ci.
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     AITIA_HOST=0.0.0.0 \
     AITIA_PORT=4000 \
@@ -24,10 +24,14 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/vendor ./vendor
 COPY schema ./schema
 COPY policy ./policy
 COPY demo ./demo
+# /config holds the tokens file, /data the service's own files. Both belong to the user the
+# service runs as (node, uid 1000), so named volumes mounted there start writable by it and
+# `docker compose run --rm aitia tokens add …` can create the tokens file.
+RUN mkdir -p /config /data && chown node:node /config /data && chmod 0700 /config /data
+VOLUME ["/config", "/data"]
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=5s --retries=5 CMD node -e "fetch('http://127.0.0.1:'+(process.env.AITIA_PORT||4000)+'/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"

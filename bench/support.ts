@@ -8,7 +8,11 @@ import { startEmbeddedNeo4j } from '../src/graph/embedded/index.js';
 /** A Neo4j for a benchmark: NEO4J_URI when set, else a throwaway embedded one. */
 export async function benchNeo4j(): Promise<{ driver: Driver; via: string; stop(): Promise<void> }> {
   if (process.env.NEO4J_URI) {
-    const driver = createDriver({ uri: process.env.NEO4J_URI, user: process.env.NEO4J_USER, password: process.env.NEO4J_PASSWORD });
+    const driver = createDriver({
+      uri: process.env.NEO4J_URI,
+      user: process.env.NEO4J_USER,
+      password: process.env.NEO4J_PASSWORD,
+    });
     await migrate(driver);
     return { driver, via: process.env.NEO4J_URI, stop: () => driver.close() };
   }

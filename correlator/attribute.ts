@@ -42,7 +42,11 @@ export function attribute(
   const opts: AttributeOptions = { ...DEFAULT_ATTRIBUTE_OPTIONS, ...options };
   const observedMs = toMillis(transition.observedAt);
   if (observedMs === null) {
-    return noneAttribution(opts, 0, `observedAt ${JSON.stringify(transition.observedAt)} is not an ISO-8601 time; nothing can be matched.`);
+    return noneAttribution(
+      opts,
+      0,
+      `observedAt ${JSON.stringify(transition.observedAt)} is not an ISO-8601 time; nothing can be matched.`,
+    );
   }
   const expected = expectedEventTypes(table, transition.kind, transition.from, transition.to);
   const consumed = new Set(
@@ -63,7 +67,8 @@ export function attribute(
   if (high) return build('high', high, pool, inLookback.length, true, opts, transition);
 
   const medium = [...open].sort(compareCandidates(expected))[0];
-  if (medium) return build('medium', medium, pool, inLookback.length, expected.has(medium.event.type), opts, transition);
+  if (medium)
+    return build('medium', medium, pool, inLookback.length, expected.has(medium.event.type), opts, transition);
 
   if (opts.emitLow) {
     const prefix = scopePrefixOf(transition.resourceId);
@@ -71,7 +76,9 @@ export function attribute(
       .filter((p) => p.skewedGapSeconds <= opts.lookbackSeconds && !consumed.has(p.event.id))
       .filter((p) =>
         p.event.resourceId === null
-          ? transition.hostId ? p.event.hostId === transition.hostId : (p.event.hostId ?? '').startsWith(prefix)
+          ? transition.hostId
+            ? p.event.hostId === transition.hostId
+            : (p.event.hostId ?? '').startsWith(prefix)
           : Boolean(transition.hostId) && p.event.resourceId === transition.hostId,
       )
       .sort(compareCandidates(expected))[0];
@@ -86,7 +93,11 @@ export function attribute(
 }
 
 /** An attribution that names no cause: `none`, with the reason (the narrative then says the cause is unknown). */
-export function noneAttribution(opts: Pick<AttributeOptions, 'lookbackSeconds'>, considered: number, reason: string): Attribution {
+export function noneAttribution(
+  opts: Pick<AttributeOptions, 'lookbackSeconds'>,
+  considered: number,
+  reason: string,
+): Attribution {
   return {
     confidence: 'none',
     actor: null,
@@ -113,7 +124,8 @@ function build(
   transition: Transition,
 ): Attribution {
   const e = cause.event;
-  const chained = confidence === 'low' ? null : findRequest(cause, pool, opts.requestChainSeconds, opts.clockSkewSeconds);
+  const chained =
+    confidence === 'low' ? null : findRequest(cause, pool, opts.requestChainSeconds, opts.clockSkewSeconds);
   const r = chained?.request.event;
   return {
     confidence,
@@ -127,15 +139,24 @@ function build(
     expectedType,
     consideredEvents: considered,
     lookbackSeconds: opts.lookbackSeconds,
-    reason: reasonFor(confidence, cause, expectedType, transition, opts) + (r ? ` Requested by ${r.actor ?? 'an unnamed user'} through ${describeEvent(r)} (${chained!.chain.label}).` : ''),
+    reason:
+      reasonFor(confidence, cause, expectedType, transition, opts) +
+      (r ? ` Requested by ${r.actor ?? 'an unnamed user'} through ${describeEvent(r)} (${chained!.chain.label}).` : ''),
   };
 }
 
-function reasonFor(confidence: 'high' | 'medium' | 'low', cause: PlacedEvent, expectedType: boolean, t: Transition, opts: AttributeOptions): string {
+function reasonFor(
+  confidence: 'high' | 'medium' | 'low',
+  cause: PlacedEvent,
+  expectedType: boolean,
+  t: Transition,
+  opts: AttributeOptions,
+): string {
   const what = describeEvent(cause.event);
   const when = whenPhrase(cause.deltaSeconds, cause.event.statusClass === 'running');
   const change = `${t.from} → ${t.to}`;
-  if (confidence === 'high') return `${what} on this resource is an expected cause of ${change}, ${when}, and did not fail.`;
+  if (confidence === 'high')
+    return `${what} on this resource is an expected cause of ${change}, ${when}, and did not fail.`;
   if (confidence === 'low') {
     return `No task or event on this resource itself; ${what} is provider-level activity ${when}. It does not establish the cause.`;
   }

@@ -24,8 +24,12 @@ export function whenPhrase(deltaSeconds: number, running: boolean): string {
 /** The event as an attribution carries it, with a one-line UTC summary. */
 export function toAttributionEvent(e: EventRecord, role: AttributionEvent['role']): AttributionEvent {
   const who = e.actor ?? (e.actorKind === 'ha_manager' ? 'the HA manager' : 'the system');
-  const span = e.endedAt === e.startedAt ? e.startedAt : `${e.startedAt}–${e.endedAt ?? (e.statusClass === 'running' ? 'running' : 'end not reported')}`;
-  const status = e.statusText && e.statusText.toLowerCase() !== e.statusClass ? `${e.statusClass}: ${e.statusText}` : e.statusClass;
+  const span =
+    e.endedAt === e.startedAt
+      ? e.startedAt
+      : `${e.startedAt}–${e.endedAt ?? (e.statusClass === 'running' ? 'running' : 'end not reported')}`;
+  const status =
+    e.statusText && e.statusText.toLowerCase() !== e.statusClass ? `${e.statusClass}: ${e.statusText}` : e.statusClass;
   return {
     id: e.id,
     role,

@@ -2,8 +2,20 @@ export * from './types.js';
 export { TRANSITION_TABLE, expectedEventTypes } from './transition-table.js';
 export { attribute, consumedBy, noneAttribution } from './attribute.js';
 export { narrate, type NarrativeOptions, type NarrativeResource, type NarrativeResult } from './narrative.js';
-export { REQUEST_CHAINS, PROXMOX_SERVICE_USER, findRequest, type RequestChain, type RequestMatch } from './request-chains.js';
+export {
+  REQUEST_CHAINS,
+  PROXMOX_SERVICE_USER,
+  findRequest,
+  type RequestChain,
+  type RequestMatch,
+} from './request-chains.js';
 export { describeEvent, whenPhrase } from './describe.js';
 export { placeEvent, toMillis, type PlacedEvent } from './timing.js';
-export { candidateWindow, DEFAULT_CANDIDATE_WINDOW, DEFAULT_MAX_TASK_SECONDS, type CandidateWindowOptions, type StartWindow } from './window.js';
+export {
+  candidateWindow,
+  DEFAULT_CANDIDATE_WINDOW,
+  DEFAULT_MAX_TASK_SECONDS,
+  type CandidateWindowOptions,
+  type StartWindow,
+} from './window.js';
 export { stateAt, type StateAtAnswer, type StateAtBasis, type HistoryTransition } from './state-at.js';

@@ -34,7 +34,8 @@ function clockFor(zone: string, observedAt: string): Clock | string {
   return {
     label,
     full: (iso) => at(iso).toFormat('yyyy-MM-dd HH:mm:ss'),
-    short: (iso) => (at(iso).hasSame(local, 'day') ? at(iso).toFormat('HH:mm:ss') : at(iso).toFormat('yyyy-MM-dd HH:mm:ss')),
+    short: (iso) =>
+      at(iso).hasSame(local, 'day') ? at(iso).toFormat('HH:mm:ss') : at(iso).toFormat('yyyy-MM-dd HH:mm:ss'),
   };
 }
 
@@ -74,8 +75,14 @@ function verbFor(from: string, to: string): string {
     return 'Resumed';
   }
   const verbs: Record<string, string> = {
-    stopped: 'Stopped', paused: 'Paused', suspended: 'Suspended', frozen: 'Frozen', migrating: 'Migrated',
-    unreachable: 'Made unreachable', offline: 'Taken offline', online: 'Brought online',
+    stopped: 'Stopped',
+    paused: 'Paused',
+    suspended: 'Suspended',
+    frozen: 'Frozen',
+    migrating: 'Migrated',
+    unreachable: 'Made unreachable',
+    offline: 'Taken offline',
+    online: 'Brought online',
   };
   return verbs[to] ?? 'Changed';
 }
@@ -99,7 +106,8 @@ function causePhrase(verb: string, a: Attribution, c: Clock): string {
   const request = a.events.find((e) => e.role === 'request');
   if (!request) return `${verb} by ${actorPhrase(a)} — ${eventPhrase(cause, c)}`;
   const label = REQUEST_CHAINS.find((ch) => ch.request === request.type)?.label ?? 'a request';
-  const executor = a.executorKind === 'ha_manager' ? 'the HA manager' : a.executorKind === 'system' ? 'Proxmox' : 'the system';
+  const executor =
+    a.executorKind === 'ha_manager' ? 'the HA manager' : a.executorKind === 'system' ? 'Proxmox' : 'the system';
   return `${verb} by ${actorPhrase(a)} via ${label} — ${eventPhrase(request, c)}; executed by ${executor} as ${a.executor ?? 'an unnamed user'} — ${eventPhrase(cause, c)}`;
 }
 

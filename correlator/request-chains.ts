@@ -17,7 +17,12 @@ export interface RequestChain {
 /** The chains the correlator follows, explicit. */
 export const REQUEST_CHAINS: readonly RequestChain[] = [
   { request: 'ha_start_request', executes: ['vm_start'], executorKind: 'ha_manager', label: 'an HA request' },
-  { request: 'ha_stop_request', executes: ['vm_stop', 'vm_shutdown'], executorKind: 'ha_manager', label: 'an HA request' },
+  {
+    request: 'ha_stop_request',
+    executes: ['vm_stop', 'vm_shutdown'],
+    executorKind: 'ha_manager',
+    label: 'an HA request',
+  },
   { request: 'ha_migrate_request', executes: ['vm_migrate'], executorKind: 'ha_manager', label: 'an HA request' },
   { request: 'vm_reboot', executes: ['vm_start'], executorKind: 'system', label: 'a reboot' },
   { request: 'vm_migrate', executes: ['vm_start', 'vm_resume'], executorKind: 'system', label: 'a migration' },

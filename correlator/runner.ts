@@ -62,7 +62,11 @@ export interface Explanation {
  * strictly before this one already used are passed as consumed, so one task does not explain two
  * transitions of the same kind on the same resource.
  */
-export async function explainStoredTransition(driver: Driver, transition: Transition, settings: Partial<CorrelatorSettings> = {}): Promise<Explanation> {
+export async function explainStoredTransition(
+  driver: Driver,
+  transition: Transition,
+  settings: Partial<CorrelatorSettings> = {},
+): Promise<Explanation> {
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...settings };
   const window = candidateWindow(transition.observedAt, s);
   if (!window) throw new Error(`observedAt ${JSON.stringify(transition.observedAt)} is not an ISO-8601 time`);
@@ -75,7 +79,10 @@ export async function explainStoredTransition(driver: Driver, transition: Transi
     // Provider-level activity: events on the host itself, and resource-less ones on its node.
     candidates.push(...(await findCandidateEvents(driver, t.hostId, window)));
     const node = host?.node ?? (await getResourceById(driver, t.hostId))?.name;
-    if (node) candidates.push(...(await findNodeEvents(driver, { hostId: t.hostId, node }, window)).filter((e) => e.resourceId === null));
+    if (node)
+      candidates.push(
+        ...(await findNodeEvents(driver, { hostId: t.hostId, node }, window)).filter((e) => e.resourceId === null),
+      );
   }
   const consumed = await consumedEventsOf(driver, t.resourceId, { from: window.from, before: t.observedAt });
   const attribution = attribute(t, candidates, s.table, {
@@ -87,7 +94,9 @@ export async function explainStoredTransition(driver: Driver, transition: Transi
     consumed,
   });
   const told = narrate({ id: t.resourceId, kind: t.kind, name: resource?.name ?? null }, t, attribution);
-  const narrative = told.ok ? told.text : `${t.kind} ${t.resourceId} went ${t.from} → ${t.to}; no narrative: ${told.reason}.`;
+  const narrative = told.ok
+    ? told.text
+    : `${t.kind} ${t.resourceId} went ${t.from} → ${t.to}; no narrative: ${told.reason}.`;
   return { transition: t, resource, attribution, narrative, candidates: candidates.length };
 }
 
@@ -133,7 +142,11 @@ const IO_ERROR_STATE = 'paused_io_error';
  * resource is not a change: upsertResources does not report it). Changes are handled one by one,
  * in order, so a later change of the same resource sees the events the earlier one consumed.
  */
-export async function correlateChanges(driver: Driver, changes: readonly ObservedChange[], options: CorrelateOptions): Promise<CorrelationReport> {
+export async function correlateChanges(
+  driver: Driver,
+  changes: readonly ObservedChange[],
+  options: CorrelateOptions,
+): Promise<CorrelationReport> {
   const report: CorrelationReport = { created: [], existing: [], conditions: { opened: [], resolved: [] }, errors: [] };
   for (const change of changes) {
     try {
@@ -150,13 +163,25 @@ export async function correlateChanges(driver: Driver, changes: readonly Observe
 }
 
 /** Conditions that follow from the state itself: paused on an I/O error opens one, leaving it resolves it. */
-async function applyStateConditions(driver: Driver, change: ObservedChange, transition: TransitionRecord, options: CorrelateOptions, report: CorrelationReport): Promise<void> {
+async function applyStateConditions(
+  driver: Driver,
+  change: ObservedChange,
+  transition: TransitionRecord,
+  options: CorrelateOptions,
+  report: CorrelationReport,
+): Promise<void> {
   if (change.kind === 'vm' && change.to === IO_ERROR_STATE) {
     const opened = await openCondition(driver, {
       resourceId: change.id,
       type: 'paused_io_error',
       at: options.observedAt,
-      evidence: { transitionId: transition.id, from: change.from, to: change.to, rawState: change.rawState ?? null, observedAt: transition.observedAt },
+      evidence: {
+        transitionId: transition.id,
+        from: change.from,
+        to: change.to,
+        rawState: change.rawState ?? null,
+        observedAt: transition.observedAt,
+      },
       attribution: { transitionId: transition.id, ...transition.attribution, narrative: transition.narrative },
     });
     if (opened.opened) report.conditions.opened.push(opened.condition.id);
@@ -165,15 +190,31 @@ async function applyStateConditions(driver: Driver, change: ObservedChange, tran
       resourceId: change.id,
       type: 'paused_io_error',
       at: options.observedAt,
-      evidence: { transitionId: transition.id, from: change.from, to: change.to, rawState: change.rawState ?? null, observedAt: transition.observedAt },
+      evidence: {
+        transitionId: transition.id,
+        from: change.from,
+        to: change.to,
+        rawState: change.rawState ?? null,
+        observedAt: transition.observedAt,
+      },
     });
     if (resolved.resolved && resolved.condition) report.conditions.resolved.push(resolved.condition.id);
   }
 }
 
 /** Stores a change whose explanation failed as a `none` transition that says why. */
-async function storeUnexplained(driver: Driver, change: ObservedChange, options: CorrelateOptions, report: CorrelationReport, message: string): Promise<void> {
-  const attribution = noneAttribution(DEFAULT_CORRELATOR_SETTINGS, 0, `The correlator failed (${message}); the cause was not looked up.`);
+async function storeUnexplained(
+  driver: Driver,
+  change: ObservedChange,
+  options: CorrelateOptions,
+  report: CorrelationReport,
+  message: string,
+): Promise<void> {
+  const attribution = noneAttribution(
+    DEFAULT_CORRELATOR_SETTINGS,
+    0,
+    `The correlator failed (${message}); the cause was not looked up.`,
+  );
   const narrative = `${change.kind} ${change.id} went ${change.from} → ${change.to} at ${options.observedAt}. The correlator failed (${message}); the cause is unknown.`;
   const { transition, created } = await createTransition(driver, {
     resourceId: change.id,
@@ -196,8 +237,20 @@ async function storeUnexplained(driver: Driver, change: ObservedChange, options:
   }
 }
 
-async function correlateOne(driver: Driver, change: ObservedChange, options: CorrelateOptions, report: CorrelationReport): Promise<void> {
-  const base: Transition = { resourceId: change.id, kind: change.kind, from: change.from, to: change.to, observedAt: options.observedAt, observer: options.observer };
+async function correlateOne(
+  driver: Driver,
+  change: ObservedChange,
+  options: CorrelateOptions,
+  report: CorrelationReport,
+): Promise<void> {
+  const base: Transition = {
+    resourceId: change.id,
+    kind: change.kind,
+    from: change.from,
+    to: change.to,
+    observedAt: options.observedAt,
+    observer: options.observer,
+  };
   const id = transitionId(base);
   if (await getTransition(driver, id)) {
     report.existing.push(id);

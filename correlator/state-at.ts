@@ -37,17 +37,37 @@ export function stateAt(input: {
 }): StateAtAnswer {
   const { lastAtOrBefore: last, first, current } = input;
   if (last) {
-    return { state: last.to, basis: 'transition', transitionId: last.id, reason: `the last transition at or before then (${last.from} → ${last.to} observed ${last.observedAt}) left it ${last.to}` };
+    return {
+      state: last.to,
+      basis: 'transition',
+      transitionId: last.id,
+      reason: `the last transition at or before then (${last.from} → ${last.to} observed ${last.observedAt}) left it ${last.to}`,
+    };
   }
   const atMs = toMillis(input.at);
   const seenMs = toMillis(current.firstSeen);
   const watching = atMs !== null && seenMs !== null && atMs >= seenMs;
   if (!watching) {
     const since = current.firstSeen ? `first seen ${current.firstSeen}` : 'no first sighting recorded';
-    return { state: 'unknown', basis: 'unknown', transitionId: null, reason: `before aitia first saw the resource (${since}) there is no record of its state` };
+    return {
+      state: 'unknown',
+      basis: 'unknown',
+      transitionId: null,
+      reason: `before aitia first saw the resource (${since}) there is no record of its state`,
+    };
   }
   if (first) {
-    return { state: first.from, basis: 'before_first_transition', transitionId: first.id, reason: `seen since ${current.firstSeen} and unchanged until the first transition (${first.from} → ${first.to} observed ${first.observedAt})` };
+    return {
+      state: first.from,
+      basis: 'before_first_transition',
+      transitionId: first.id,
+      reason: `seen since ${current.firstSeen} and unchanged until the first transition (${first.from} → ${first.to} observed ${first.observedAt})`,
+    };
   }
-  return { state: current.state, basis: 'current_state', transitionId: null, reason: `seen since ${current.firstSeen} with no transition recorded: the current state` };
+  return {
+    state: current.state,
+    basis: 'current_state',
+    transitionId: null,
+    reason: `seen since ${current.firstSeen} with no transition recorded: the current state`,
+  };
 }

@@ -11,7 +11,13 @@ const rule = (kind: Kind, from: string, to: string, events: EventType[], why: st
 });
 
 const GUEST_STOP: EventType[] = ['vm_stop', 'vm_shutdown', 'vm_delete', 'bulk_stop'];
-const UNREACHABLE: EventType[] = ['vm_migrate', 'vm_disconnect', 'host_disconnect', 'host_connection_lost', 'host_shutdown'];
+const UNREACHABLE: EventType[] = [
+  'vm_migrate',
+  'vm_disconnect',
+  'host_disconnect',
+  'host_connection_lost',
+  'host_shutdown',
+];
 
 /**
  * The explicit transition table: for each kind and (from, to), the event types that can cause it.
@@ -22,17 +28,45 @@ const UNREACHABLE: EventType[] = ['vm_migrate', 'vm_disconnect', 'host_disconnec
  */
 export const TRANSITION_TABLE: TransitionTable = [
   // VMs (qemu and vCenter)
-  rule('vm', 'running', 'stopped', [...GUEST_STOP, 'vm_reboot', 'vm_guest_shutdown_request'],
-    'qmreboot performs only the shutdown; a vCenter guest shutdown request precedes the power-off'),
+  rule(
+    'vm',
+    'running',
+    'stopped',
+    [...GUEST_STOP, 'vm_reboot', 'vm_guest_shutdown_request'],
+    'qmreboot performs only the shutdown; a vCenter guest shutdown request precedes the power-off',
+  ),
   rule('vm', ANY_STATE, 'stopped', ['vm_stop', 'vm_delete'], 'a hard stop works from any state'),
-  rule('vm', 'stopped', 'running', ['vm_start', 'vm_restarted_by_ha', 'bulk_start'], 'a start; qmreboot\'s restart is a qmstart by root@pam'),
+  rule(
+    'vm',
+    'stopped',
+    'running',
+    ['vm_start', 'vm_restarted_by_ha', 'bulk_start'],
+    "a start; qmreboot's restart is a qmstart by root@pam",
+  ),
   rule('vm', 'running', 'paused', ['vm_pause', 'vm_suspend'], 'qm pause; a suspend without --todisk only pauses'),
-  rule('vm', 'running', 'suspended', ['vm_suspend', 'vm_guest_standby_request', 'bulk_suspend'],
-    'qmsuspend hibernates to disk; vCenter suspend; a guest standby request'),
+  rule(
+    'vm',
+    'running',
+    'suspended',
+    ['vm_suspend', 'vm_guest_standby_request', 'bulk_suspend'],
+    'qmsuspend hibernates to disk; vCenter suspend; a guest standby request',
+  ),
   rule('vm', 'paused', 'running', ['vm_resume'], 'qm resume'),
-  rule('vm', 'suspended', 'running', ['vm_resume', 'vm_start'], 'a hibernated Proxmox VM resumes with qmstart; vCenter powers on from suspend'),
+  rule(
+    'vm',
+    'suspended',
+    'running',
+    ['vm_resume', 'vm_start'],
+    'a hibernated Proxmox VM resumes with qmstart; vCenter powers on from suspend',
+  ),
   rule('vm', 'running', 'migrating', ['vm_migrate', 'bulk_migrate'], 'live migration in progress'),
-  rule('vm', 'migrating', 'running', ['vm_migrate', 'vm_start', 'vm_resume'], 'the target side starts/resumes the guest (root@pam)'),
+  rule(
+    'vm',
+    'migrating',
+    'running',
+    ['vm_migrate', 'vm_start', 'vm_resume'],
+    'the target side starts/resumes the guest (root@pam)',
+  ),
   rule('vm', 'migrating', 'stopped', ['vm_migrate'], 'a migration ended with the guest stopped'),
   rule('vm', 'running', 'unreachable', UNREACHABLE, 'the guest moved away or its host/connection was lost'),
   rule('vm', 'unreachable', 'running', ['vm_connect', 'host_connect', 'vm_migrate'], 'the connection came back'),
@@ -41,21 +75,44 @@ export const TRANSITION_TABLE: TransitionTable = [
   rule('vm', 'paused_io_error', 'running', ['vm_resume'], 'resumed after the storage came back'),
 
   // Containers
-  rule('lxc', 'running', 'stopped', [...GUEST_STOP, 'vm_migrate'], 'restart-mode migration stops the container on the source'),
-  rule('lxc', 'stopped', 'running', ['vm_start', 'vm_reboot', 'vm_migrate', 'bulk_start'], 'vzreboot stops and starts in one task; restart migration starts on the target'),
+  rule(
+    'lxc',
+    'running',
+    'stopped',
+    [...GUEST_STOP, 'vm_migrate'],
+    'restart-mode migration stops the container on the source',
+  ),
+  rule(
+    'lxc',
+    'stopped',
+    'running',
+    ['vm_start', 'vm_reboot', 'vm_migrate', 'bulk_start'],
+    'vzreboot stops and starts in one task; restart migration starts on the target',
+  ),
   rule('lxc', 'running', 'frozen', ['vm_suspend', 'bulk_suspend'], 'pct suspend freezes the cgroup'),
   rule('lxc', 'frozen', 'running', ['vm_resume'], 'pct resume thaws it'),
   rule('lxc', ANY_STATE, 'stopped', ['vm_stop', 'vm_delete'], 'a hard stop works from any state'),
 
   // Hosts (Proxmox nodes, ESXi hosts)
   rule('host', 'online', 'offline', ['host_shutdown', 'host_disconnect'], 'shut down or disconnected by a user'),
-  rule('host', 'online', 'unreachable', ['host_connection_lost', 'host_disconnect', 'host_shutdown'], 'vCenter lost the host'),
+  rule(
+    'host',
+    'online',
+    'unreachable',
+    ['host_connection_lost', 'host_disconnect', 'host_shutdown'],
+    'vCenter lost the host',
+  ),
   rule('host', 'unreachable', 'online', ['host_connect'], 'reconnected'),
   rule('host', 'offline', 'online', ['host_connect'], 'reconnected'),
 ];
 
 /** Event types the table expects for `kind` going `from → to`: the union of every matching row. */
-export function expectedEventTypes(table: TransitionTable, kind: Kind, from: string, to: string): ReadonlySet<EventType> {
+export function expectedEventTypes(
+  table: TransitionTable,
+  kind: Kind,
+  from: string,
+  to: string,
+): ReadonlySet<EventType> {
   const out = new Set<EventType>();
   for (const row of table) {
     if (row.kind !== kind) continue;

@@ -1,10 +1,4 @@
-import type {
-  ActorKind,
-  AttributionConfidence,
-  EventRecord,
-  EventType,
-  StatusClass,
-} from '../src/model/events.js';
+import type { ActorKind, AttributionConfidence, EventRecord, EventType, StatusClass } from '../src/model/events.js';
 import type { Kind } from '../src/model/kinds.js';
 
 export type { AttributionConfidence, EventRecord } from '../src/model/events.js';

@@ -61,8 +61,10 @@ async function narrativeIn(
 /** Validates an ad-hoc change against the kind's closed state enum. */
 function checkStates(kind: Kind, from: string, to: string): void {
   const states = STATES[kind] as readonly string[];
-  if (!states.includes(from)) throw badInput('from', `${JSON.stringify(from)} is not a ${kind} state; one of: ${states.join(', ')}`);
-  if (!states.includes(to)) throw badInput('to', `${JSON.stringify(to)} is not a ${kind} state; one of: ${states.join(', ')}`);
+  if (!states.includes(from))
+    throw badInput('from', `${JSON.stringify(from)} is not a ${kind} state; one of: ${states.join(', ')}`);
+  if (!states.includes(to))
+    throw badInput('to', `${JSON.stringify(to)} is not a ${kind} state; one of: ${states.join(', ')}`);
   if (from === to) throw badInput('to', 'must differ from `from`: a transition changes the state');
 }
 
@@ -83,14 +85,21 @@ export const attributionResolvers: Resolvers = {
     from: (x) => x.transition.from,
     to: (x) => x.transition.to,
     at: (x) => x.transition.observedAt,
-    decision: (x, _a, ctx) => decideTransition(x.attribution, x.narrative, ctx.services.policy?.policy.attribution.suppression ?? 'shadow'),
+    decision: (x, _a, ctx) =>
+      decideTransition(x.attribution, x.narrative, ctx.services.policy?.policy.attribution.suppression ?? 'shadow'),
     narrative: (x, { zone }, ctx) => narrativeIn(ctx, x.transition, x.attribution, x.narrative, zone),
   },
   Query: {
     transitions: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'transition:read');
       const resourceId = args.resourceId ? (await resolveRef(ctx.driver, args.resourceId, 'resourceId')).id : null;
-      const page = await listTransitions(ctx.driver, { resourceId, since: args.since, until: args.until, first: args.first ?? 50, after: args.after });
+      const page = await listTransitions(ctx.driver, {
+        resourceId,
+        since: args.since,
+        until: args.until,
+        first: args.first ?? 50,
+        after: args.after,
+      });
       return {
         edges: page.transitions.map(({ transition, cursor }) => ({ cursor, node: transition })),
         pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
@@ -109,7 +118,18 @@ export const attributionResolvers: Resolvers = {
       assertCan(ctx.principal, 'transition:read');
       const r = await resolveRef(ctx.driver, args.resourceId, 'resourceId');
       checkStates(r.kind, args.from, args.to);
-      return explainStoredTransition(ctx.driver, { resourceId: r.id, kind: r.kind, from: args.from, to: args.to, observedAt: args.at, observer: `explainTransition:${ctx.principal.name}` }, skewSettings(ctx));
+      return explainStoredTransition(
+        ctx.driver,
+        {
+          resourceId: r.id,
+          kind: r.kind,
+          from: args.from,
+          to: args.to,
+          observedAt: args.at,
+          observer: `explainTransition:${ctx.principal.name}`,
+        },
+        skewSettings(ctx),
+      );
     },
     stateAt: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'transition:read');
@@ -117,7 +137,14 @@ export const attributionResolvers: Resolvers = {
       const history = await transitionHistoryAt(ctx.driver, r.id, args.at);
       const answer = stateAt({ at: args.at, ...history, current: { state: r.state, firstSeen: r.firstSeen } });
       const used = [history.lastAtOrBefore, history.first].find((t) => t && t.id === answer.transitionId) ?? null;
-      return { resourceId: r.id, at: args.at, state: answer.state, basis: answer.basis, transition: used, reason: answer.reason };
+      return {
+        resourceId: r.id,
+        at: args.at,
+        state: answer.state,
+        basis: answer.basis,
+        transition: used,
+        reason: answer.reason,
+      };
     },
   },
   Mutation: {
@@ -125,7 +152,10 @@ export const attributionResolvers: Resolvers = {
       audited(ctx, 'ingestVcenterEvents', [`vcenter:${server}`], async () => {
         assertCan(ctx.principal, 'event:ingest');
         if (Array.isArray(events) && events.length > MAX_EVENTS_PER_CALL) {
-          throw badInput('events', `at most ${MAX_EVENTS_PER_CALL} events per call (got ${events.length}); split the document`);
+          throw badInput(
+            'events',
+            `at most ${MAX_EVENTS_PER_CALL} events per call (got ${events.length}); split the document`,
+          );
         }
         const report = await importVcenterEvents(ctx.driver, events, { server });
         return {

@@ -6,7 +6,10 @@ export const auditResolvers: Resolvers = {
   Query: {
     auditLog: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'audit:read');
-      const page = await listAudit(ctx.driver, args.filter ?? {}, { first: args.first ?? 50, after: args.after ?? null });
+      const page = await listAudit(ctx.driver, args.filter ?? {}, {
+        first: args.first ?? 50,
+        after: args.after ?? null,
+      });
       return { nodes: page.nodes as never, pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor } };
     },
   },

@@ -46,7 +46,10 @@ export const checkResolvers: Resolvers = {
         if (!parsed.ok) throw badInput(parsed.field, parsed.reason);
         const resource = await inputResource(ctx.driver, input.resourceId);
         if (parsed.definition.kind === 'proxmox_agent' && (resource.provider !== 'proxmox' || resource.kind !== 'vm')) {
-          throw badInput('input.kind', `proxmox_agent checks the QEMU guest agent of a Proxmox VM; ${resource.id} is a ${resource.provider} ${resource.kind}`);
+          throw badInput(
+            'input.kind',
+            `proxmox_agent checks the QEMU guest agent of a Proxmox VM; ${resource.id} is a ${resource.provider} ${resource.kind}`,
+          );
         }
         return createCheck(ctx.driver, {
           resourceId: resource.id,
@@ -66,7 +69,8 @@ export const checkResolvers: Resolvers = {
         return {
           id,
           resourceId: removed.resourceId,
-          message: 'Check removed. The resource’s health and its check conditions follow at the scheduler’s next tick (health returns to unknown when no check remains).',
+          message:
+            'Check removed. The resource’s health and its check conditions follow at the scheduler’s next tick (health returns to unknown when no check remains).',
         };
       }),
   },

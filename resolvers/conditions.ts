@@ -14,14 +14,20 @@ export const conditionResolvers: Resolvers = {
   Query: {
     conditions: async (_p, { filter, first, after }, ctx) => {
       assertCan(ctx.principal, 'condition:read');
-      const resourceId = filter?.resourceId ? (await resolveRef(ctx.driver, filter.resourceId, 'filter.resourceId')).id : null;
+      const resourceId = filter?.resourceId
+        ? (await resolveRef(ctx.driver, filter.resourceId, 'filter.resourceId')).id
+        : null;
       const page = await searchConditions(
         ctx.driver,
         { resourceId, type: filter?.type ?? null, status: filter?.status ?? null, since: filter?.since ?? null },
         { first: first ?? 50, after: after ?? null },
       );
       const edges = page.conditions.map((node, i) => ({ cursor: page.cursors[i]!, node }));
-      return { edges, nodes: page.conditions, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+      return {
+        edges,
+        nodes: page.conditions,
+        pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null },
+      };
     },
     openConditions: async (_p, { resourceId }, ctx) => {
       assertCan(ctx.principal, 'condition:read');

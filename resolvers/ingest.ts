@@ -13,7 +13,8 @@ export const ingestResolvers: Resolvers = {
           server,
           complete: complete ?? false,
           suppression: ctx.services.policy?.policy.attribution.suppression ?? 'shadow',
-          correlator: ctx.services.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: ctx.services.clockSkewSeconds },
+          correlator:
+            ctx.services.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: ctx.services.clockSkewSeconds },
           publish: (t) => (ctx.services.transitionPubSub ?? transitionPubSub).publish(t),
         });
         return {

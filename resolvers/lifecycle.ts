@@ -12,11 +12,25 @@ export const lifecycleResolvers: Resolvers = {
       audited(ctx, 'setLifecycle', [args.id], async () => {
         assertCan(ctx.principal, 'resource:lifecycle');
         const isId = /^(proxmox|vcenter|manual):/.test(args.id);
-        const current = await resolveInputResource(ctx.driver, isId ? { id: args.id } : { slug: args.id }, args.id, 'id');
-        const plan = planLifecycleChange({ id: current.id, current: current.lifecycle, wanted: args.lifecycle, reason: args.reason });
+        const current = await resolveInputResource(
+          ctx.driver,
+          isId ? { id: args.id } : { slug: args.id },
+          args.id,
+          'id',
+        );
+        const plan = planLifecycleChange({
+          id: current.id,
+          current: current.lifecycle,
+          wanted: args.lifecycle,
+          reason: args.reason,
+        });
         if (!plan.ok) throw badInput(plan.field, plan.reason);
         if (!plan.changed) return { resource: current, previous: current.lifecycle, changed: false };
-        const written = await setResourceLifecycle(ctx.driver, current.id, { lifecycle: plan.lifecycle, reason: plan.reason, by: ctx.principal.name });
+        const written = await setResourceLifecycle(ctx.driver, current.id, {
+          lifecycle: plan.lifecycle,
+          reason: plan.reason,
+          by: ctx.principal.name,
+        });
         // Gone between the read and the write: the same answer an unknown id gets.
         if (!written) throw badInput('id', `no resource ${args.id}`);
         ctx.loaders.resourceById.prime(written.resource.id, written.resource);

@@ -1,7 +1,14 @@
 import { AitiaError } from '../src/errors.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { writeAudit } from '../src/graph/index.js';
-import { classifyAction, isBlocked, resolveEntityType, viewPolicy, type Decision, type LoadedPolicy } from '../src/policy/index.js';
+import {
+  classifyAction,
+  isBlocked,
+  resolveEntityType,
+  viewPolicy,
+  type Decision,
+  type LoadedPolicy,
+} from '../src/policy/index.js';
 import { parseClassifyInput } from '../src/server/classify-request.js';
 import type { RequestContext } from '../src/server/context.js';
 import { resolveGateTarget } from '../src/server/gate-target.js';
@@ -18,7 +25,10 @@ function policyOf(ctx: RequestContext): LoadedPolicy {
 /** One audit line an auditor can read without the response: what was asked and what the gate said. */
 function describeDecision(action: string, command: string | null, d: Decision): string {
   const rule = d.matchedRule === null ? 'no rule' : `approval_rules.${d.matchedRule.index}`;
-  const asked = command === null ? action : `${action} ${JSON.stringify(command.length > 500 ? `${command.slice(0, 500)}…` : command)}`;
+  const asked =
+    command === null
+      ? action
+      : `${action} ${JSON.stringify(command.length > 500 ? `${command.slice(0, 500)}…` : command)}`;
   const blocked = isBlocked(d) ? '; blocked by preflight' : '';
   return `${asked}: ${d.riskClass} / ${d.autonomy} / approval ${d.approval} (${rule})${blocked}; policy ${d.policyDigest}`;
 }
@@ -27,7 +37,11 @@ function describeDecision(action: string, command: string | null, d: Decision): 
  * Records a gate question in the audit log, answered or refused, before the answer is returned:
  * a classification precedes an action, so an unrecorded one is never handed out.
  */
-async function recordClassification<T>(ctx: RequestContext, targetIds: () => string[], run: () => Promise<{ result: T; detail: string }>): Promise<T> {
+async function recordClassification<T>(
+  ctx: RequestContext,
+  targetIds: () => string[],
+  run: () => Promise<{ result: T; detail: string }>,
+): Promise<T> {
   const base = { principal: ctx.principal.name, role: ctx.principal.role, operation: 'classifyAction' };
   try {
     const { result, detail } = await run();
@@ -35,9 +49,12 @@ async function recordClassification<T>(ctx: RequestContext, targetIds: () => str
     return result;
   } catch (err) {
     const refused = err instanceof AitiaError;
-    await writeAudit(ctx.driver, { ...base, targetIds: targetIds(), outcome: refused ? 'refused' : 'error', detail: refused ? `${err.code}: ${err.message}` : 'internal error' }).catch(
-      (auditErr: unknown) => ctx.services.log.error({ err: auditErr }, 'audit write failed'),
-    );
+    await writeAudit(ctx.driver, {
+      ...base,
+      targetIds: targetIds(),
+      outcome: refused ? 'refused' : 'error',
+      detail: refused ? `${err.code}: ${err.message}` : 'internal error',
+    }).catch((auditErr: unknown) => ctx.services.log.error({ err: auditErr }, 'audit write failed'));
     throw err;
   }
 }

@@ -1,6 +1,13 @@
 import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
-import { createRelationship, IMPACT_TYPES, relationsOf, removeRelationship, resolveResource, traverse } from '../src/graph/index.js';
+import {
+  createRelationship,
+  IMPACT_TYPES,
+  relationsOf,
+  removeRelationship,
+  resolveResource,
+  traverse,
+} from '../src/graph/index.js';
 import { checkNewInboundEdge } from '../src/policy/index.js';
 import type { Driver } from 'neo4j-driver';
 import { AitiaError, badInput } from '../src/errors.js';
@@ -19,7 +26,8 @@ async function resolveInputRef(driver: Driver, ref: string, field: string) {
     return await resolveRef(driver, ref, field);
   } catch (err) {
     if (err instanceof AitiaError && err.code === 'NOT_FOUND') throw badInput(field, `no resource ${ref}`);
-    if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT' && err.field !== field) throw badInput(field, err.message, err.details);
+    if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT' && err.field !== field)
+      throw badInput(field, err.message, err.details);
     throw err;
   }
 }
@@ -54,7 +62,11 @@ export const relationshipResolvers: Resolvers = {
     relations: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'resource:read');
       const r = await resolveRef(ctx.driver, args.id, 'id');
-      return relationsOf(ctx.driver, r.id, { types: args.types ?? null, direction: args.direction ?? 'BOTH', includeStale: args.includeStale ?? false });
+      return relationsOf(ctx.driver, r.id, {
+        types: args.types ?? null,
+        direction: args.direction ?? 'BOTH',
+        includeStale: args.includeStale ?? false,
+      });
     },
     dependents: (_p, args, ctx) => traversal(ctx, args.id, 'dependents', args.maxDepth ?? 3),
     dependencies: (_p, args, ctx) => traversal(ctx, args.id, 'dependencies', args.maxDepth ?? 3),
@@ -65,7 +77,9 @@ export const relationshipResolvers: Resolvers = {
       const links = await Promise.all(
         edges.map(async (relationship) => ({
           relationship,
-          resource: (await ctx.loaders.resourceById.load(relationship.fromId === resource.id ? relationship.toId : relationship.fromId))!,
+          resource: (await ctx.loaders.resourceById.load(
+            relationship.fromId === resource.id ? relationship.toId : relationship.fromId,
+          ))!,
         })),
       );
       return { resource, links };
@@ -77,25 +91,35 @@ export const relationshipResolvers: Resolvers = {
         assertCan(ctx.principal, 'relationship:declare');
         const source = await resolveInputRef(ctx.driver, input.source, 'input.source');
         const target = await resolveInputRef(ctx.driver, input.target, 'input.target');
-        if (source.id === target.id) throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
+        if (source.id === target.id)
+          throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
         // Lifecycle: nothing new may come to depend on a deprecated or destroyed resource.
-        const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type) ? checkNewInboundEdge(target) : { ok: true as const };
+        const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type)
+          ? checkNewInboundEdge(target)
+          : { ok: true as const };
         if (!inbound.ok) throw badInput('input.target', inbound.reason);
-        return inInput(() => createRelationship(ctx.driver, {
-          type: input.type,
-          fromId: source.id,
-          toId: target.id,
-          provenance: 'declared',
-          source: ctx.principal.name,
-          evidence: input.evidence ?? null,
-        }));
+        return inInput(() =>
+          createRelationship(ctx.driver, {
+            type: input.type,
+            fromId: source.id,
+            toId: target.id,
+            provenance: 'declared',
+            source: ctx.principal.name,
+            evidence: input.evidence ?? null,
+          }),
+        );
       }),
     removeRelationship: (_p, { input }, ctx) =>
       audited(ctx, 'removeRelationship', [input.source, input.target], async () => {
         assertCan(ctx.principal, 'relationship:remove');
         const source = await resolveInputRef(ctx.driver, input.source, 'input.source');
         const target = await resolveInputRef(ctx.driver, input.target, 'input.target');
-        return removeRelationship(ctx.driver, { type: input.type, fromId: source.id, toId: target.id, source: input.assertedBy ?? null });
+        return removeRelationship(ctx.driver, {
+          type: input.type,
+          fromId: source.id,
+          toId: target.id,
+          source: input.assertedBy ?? null,
+        });
       }),
   },
 };

@@ -21,9 +21,18 @@ const resourceFields = {
     r: { id: string },
     args: { types?: readonly string[] | null; direction?: string | null; includeStale?: boolean | null },
     ctx: { loaders: { relations: { load(k: unknown): Promise<unknown> } } },
-  ) => ctx.loaders.relations.load({ id: r.id, types: args.types ?? null, direction: args.direction ?? 'BOTH', includeStale: args.includeStale ?? false }),
-  conditions: (r: { id: string }, args: { status?: string | null }, ctx: { loaders: { conditions: { load(k: unknown): Promise<unknown> } } }) =>
-    ctx.loaders.conditions.load({ id: r.id, status: args.status ?? null }),
+  ) =>
+    ctx.loaders.relations.load({
+      id: r.id,
+      types: args.types ?? null,
+      direction: args.direction ?? 'BOTH',
+      includeStale: args.includeStale ?? false,
+    }),
+  conditions: (
+    r: { id: string },
+    args: { status?: string | null },
+    ctx: { loaders: { conditions: { load(k: unknown): Promise<unknown> } } },
+  ) => ctx.loaders.conditions.load({ id: r.id, status: args.status ?? null }),
 };
 
 export const resourceResolvers: Resolvers = {
@@ -40,7 +49,10 @@ export const resourceResolvers: Resolvers = {
     },
     resources: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'resource:read');
-      const page = await listResources(ctx.driver, args.filter ?? {}, { first: args.first ?? 50, afterId: args.after ? idOfCursor(args.after) : null });
+      const page = await listResources(ctx.driver, args.filter ?? {}, {
+        first: args.first ?? 50,
+        afterId: args.after ? idOfCursor(args.after) : null,
+      });
       for (const r of page.nodes) ctx.loaders.resourceById.prime(r.id, r);
       const edges = page.nodes.map((node) => ({ cursor: cursorOf(node.id), node }));
       return {

@@ -14,7 +14,10 @@ export const DateTimeScalar = new GraphQLScalarType({
     return parseIso(value);
   },
   parseLiteral(ast) {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be an ISO-8601 string, e.g. 2026-05-14T02:08:31Z', { extensions: { code: 'BAD_USER_INPUT' } });
+    if (ast.kind !== Kind.STRING)
+      throw new GraphQLError('DateTime must be an ISO-8601 string, e.g. 2026-05-14T02:08:31Z', {
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
     return parseIso(ast.value);
   },
 });
@@ -22,7 +25,9 @@ export const DateTimeScalar = new GraphQLScalarType({
 function parseIso(value: unknown): string {
   const dt = typeof value === 'string' ? DateTime.fromISO(value, { setZone: true }) : null;
   if (!dt || !dt.isValid) {
-    throw new GraphQLError(`DateTime: ${JSON.stringify(value)} is not ISO-8601 (e.g. 2026-05-14T02:08:31Z)`, { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError(`DateTime: ${JSON.stringify(value)} is not ISO-8601 (e.g. 2026-05-14T02:08:31Z)`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
   return dt.toUTC().toISO()!;
 }

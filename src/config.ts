@@ -15,13 +15,31 @@ export const ENV_SCHEMA = z.object({
     .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/, 'must be a bolt:// or neo4j:// URI')
     .optional()
     .describe('Neo4j to use. Unset: aitia starts its embedded Neo4j 5.26 under AITIA_DATA_DIR.'),
-  NEO4J_USER: z.string().min(1).default('neo4j').describe('Neo4j user (ignored by the embedded Neo4j, which has auth disabled).'),
+  NEO4J_USER: z
+    .string()
+    .min(1)
+    .default('neo4j')
+    .describe('Neo4j user (ignored by the embedded Neo4j, which has auth disabled).'),
   NEO4J_PASSWORD: z.string().optional().describe('Neo4j password; unset means no authentication.'),
   AITIA_HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server binds.'),
-  AITIA_PORT: z.coerce.number().int().min(1).max(65535).default(4000).describe('HTTP port: GraphQL at /graphql, /healthz, /readyz.'),
+  AITIA_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .default(4000)
+    .describe('HTTP port: GraphQL at /graphql, /healthz, /readyz.'),
   AITIA_DATA_DIR: z.string().min(1).default('./.aitia').describe('Embedded Neo4j data and the dev tokens file.'),
-  AITIA_TOKENS_FILE: z.string().min(1).optional().describe('Bearer tokens file (JSON array of {name, role, tokenSha256}). Default $AITIA_DATA_DIR/tokens.json.'),
-  AITIA_POLICY_FILE: z.string().min(1).optional().describe('Policy YAML for the gate. Default: the shipped policy/default.yaml.'),
+  AITIA_TOKENS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Bearer tokens file (JSON array of {name, role, tokenSha256}). Default $AITIA_DATA_DIR/tokens.json.'),
+  AITIA_POLICY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Policy YAML for the gate. Default: the shipped policy/default.yaml.'),
   AITIA_PROXMOX_URL: z
     .string()
     .regex(/^https?:\/\/[^\s/]+(:\d+)?\/?$/, 'must be the API base, e.g. https://pve1.lan:8006')
@@ -34,10 +52,36 @@ export const ENV_SCHEMA = z.object({
     .describe('Proxmox API token, user@realm!tokenid=secret.'),
   AITIA_PROXMOX_CA_FILE: z.string().min(1).optional().describe('PEM CA bundle to verify the Proxmox TLS certificate.'),
   AITIA_PROXMOX_INSECURE: bool.default(false).describe('Skip TLS verification for Proxmox (explicit opt-in only).'),
-  AITIA_PROXMOX_POLL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(30).describe('Seconds between Proxmox polls.'),
-  AITIA_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(600).default(5).describe('Tolerance for provider clocks (Proxmox nodes, vCenter) when matching events to changes.'),
-  AITIA_TOKEN: z.string().min(1).optional().describe('Bearer token `aitia query` sends (the service itself never reads it).'),
-  AITIA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info').describe('Log level of the JSON logs on stdout.'),
+  AITIA_PROXMOX_POLL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(86_400)
+    .default(30)
+    .describe('Seconds between Proxmox polls.'),
+  AITIA_PROXMOX_BACKFILL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 366)
+    .default(24)
+    .describe('Hours of Proxmox task history the first poll of a node reads; later polls continue from its cursor.'),
+  AITIA_CLOCK_SKEW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600)
+    .default(5)
+    .describe('Tolerance for provider clocks (Proxmox nodes, vCenter) when matching events to changes.'),
+  AITIA_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Bearer token `aitia query` sends (the service itself never reads it).'),
+  AITIA_LOG_LEVEL: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+    .default('info')
+    .describe('Log level of the JSON logs on stdout.'),
 });
 
 /** The parsed configuration, with the derived defaults filled in. */
@@ -48,7 +92,15 @@ export interface Config {
   dataDir: string;
   tokensFile: string;
   policyFile: string | undefined;
-  proxmox: { url: string | undefined; token: string | undefined; caFile: string | undefined; insecure: boolean; pollSeconds: number };
+  proxmox: {
+    url: string | undefined;
+    token: string | undefined;
+    caFile: string | undefined;
+    insecure: boolean;
+    pollSeconds: number;
+    /** Task history read on a node's first poll, in hours. */
+    backfillHours: number;
+  };
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
   /** Seconds of provider clock disagreement the correlator tolerates. */
   clockSkewSeconds: number;
@@ -65,7 +117,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const known = new Set(Object.keys(ENV_SCHEMA.shape));
   const unknown = Object.keys(env).filter((k) => k.startsWith('AITIA_') && !known.has(k));
-  const problems: string[] = unknown.map((k) => `${k}: unknown variable (known: ${[...known].filter((n) => n.startsWith('AITIA_')).join(', ')})`);
+  const problems: string[] = unknown.map(
+    (k) => `${k}: unknown variable (known: ${[...known].filter((n) => n.startsWith('AITIA_')).join(', ')})`,
+  );
   const picked = Object.fromEntries([...known].map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const parsed = ENV_SCHEMA.safeParse(picked);
   if (!parsed.success) problems.push(...parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
@@ -85,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       caFile: e.AITIA_PROXMOX_CA_FILE,
       insecure: e.AITIA_PROXMOX_INSECURE,
       pollSeconds: e.AITIA_PROXMOX_POLL_SECONDS,
+      backfillHours: e.AITIA_PROXMOX_BACKFILL_HOURS,
     },
     logLevel: e.AITIA_LOG_LEVEL,
     clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,

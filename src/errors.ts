@@ -10,7 +10,11 @@ export class AitiaError extends Error {
   readonly field: string | undefined;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AitiaError';
     this.code = code;
@@ -30,7 +34,10 @@ export function notFound(field: string, what: string): AitiaError {
 }
 
 /** Turns zod issues into one readable line: "field.path: reason; other: reason". */
-export function describeZodIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ''): string {
+export function describeZodIssues(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  prefix = '',
+): string {
   return issues
     .map((i) => `${[prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(input)'}: ${i.message}`)
     .join('; ');

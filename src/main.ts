@@ -25,7 +25,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const ctx: CliContext = { config, log, openGraph: () => openGraph(config, log), print: (line) => console.error(line) };
+  const ctx: CliContext = {
+    config,
+    log,
+    openGraph: () => openGraph(config, log),
+    print: (line) => console.error(line),
+  };
   return command.run(argv[0] === name ? argv.slice(1) : argv, ctx);
 }
 

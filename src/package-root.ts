@@ -10,7 +10,8 @@ export function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'aitia') return (cached = dir);
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'aitia')
+      return (cached = dir);
     dir = dirname(dir);
   }
   throw new Error(`aitia package root not found above ${import.meta.url}`);

@@ -27,7 +27,9 @@ export const eventsCommand: CliCommand = {
       return 2;
     }
     if (values.provider !== 'vcenter') {
-      ctx.print(`--provider: only vcenter is imported from files (Proxmox tasks are polled); got ${JSON.stringify(values.provider)}`);
+      ctx.print(
+        `--provider: only vcenter is imported from files (Proxmox tasks are polled); got ${JSON.stringify(values.provider)}`,
+      );
       return 2;
     }
     let text: string;
@@ -48,7 +50,9 @@ export const eventsCommand: CliCommand = {
     } catch (err) {
       if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT') {
         // server → --server; events (the document) → --file.
-        ctx.print(`--${err.field === 'server' ? 'server' : 'file'}: ${err.message.slice((err.field ?? '').length + 2)}`);
+        ctx.print(
+          `--${err.field === 'server' ? 'server' : 'file'}: ${err.message.slice((err.field ?? '').length + 2)}`,
+        );
         return 2;
       }
       throw err;

@@ -5,7 +5,9 @@ import { COMMANDS } from './index.js';
 /** `aitia --help`: commands and every environment variable with its meaning. */
 export function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const env = Object.entries(ENV_SCHEMA.shape).map(([name, schema]) => `  ${name.padEnd(28)} ${schema.description ?? ''}`);
+  const env = Object.entries(ENV_SCHEMA.shape).map(
+    ([name, schema]) => `  ${name.padEnd(28)} ${schema.description ?? ''}`,
+  );
   return [
     `aitia ${packageVersion()} — infrastructure knowledge graph with change attribution`,
     '',
@@ -18,4 +20,3 @@ export function helpText(): string {
     ...env,
   ].join('\n');
 }
-

@@ -7,4 +7,11 @@ import { serveCommand } from './serve.js';
 import { tokensCommand } from './tokens.js';
 
 /** Every subcommand, in the order `aitia --help` lists them. */
-export const COMMANDS: CliCommand[] = [serveCommand, queryCommand, ingestCommand, eventsCommand, tokensCommand, neo4jCommand];
+export const COMMANDS: CliCommand[] = [
+  serveCommand,
+  queryCommand,
+  ingestCommand,
+  eventsCommand,
+  tokensCommand,
+  neo4jCommand,
+];

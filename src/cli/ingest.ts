@@ -23,7 +23,8 @@ const DEFAULT_SERVER = 'default';
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new AitiaError('BAD_USER_INPUT', `--${name}: must be a positive integer, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new AitiaError('BAD_USER_INPUT', `--${name}: must be a positive integer, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -33,17 +34,25 @@ function printDetails(ctx: CliContext, report: IngestReport, limit = 20): void {
   for (const s of report.skipped.slice(0, limit)) ctx.print(`  skipped ${s.what} ${s.id ?? ''}: ${s.reason}`);
   const hidden = Math.max(0, report.errors.length - limit) + Math.max(0, report.skipped.length - limit);
   if (hidden > 0) ctx.print(`  … ${hidden} more`);
-  for (const c of report.stateChanges.slice(0, limit)) ctx.print(`  changed ${c.id}: ${c.from} → ${c.to} (${c.rawState ?? ''})`);
+  for (const c of report.stateChanges.slice(0, limit))
+    ctx.print(`  changed ${c.id}: ${c.from} → ${c.to} (${c.rawState ?? ''})`);
 }
 
 async function proxmox(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { once: { type: 'boolean' }, 'batch-size': { type: 'string' }, concurrency: { type: 'string' }, 'no-agent-ping': { type: 'boolean' } },
+    options: {
+      once: { type: 'boolean' },
+      'batch-size': { type: 'string' },
+      concurrency: { type: 'string' },
+      'no-agent-ping': { type: 'boolean' },
+    },
   });
   const { url, token, caFile, insecure, pollSeconds } = ctx.config.proxmox;
   if (!url || !token) {
-    ctx.print('AITIA_PROXMOX_URL and AITIA_PROXMOX_TOKEN must be set (e.g. https://pve1.lan:8006 and user@realm!tokenid=secret)');
+    ctx.print(
+      'AITIA_PROXMOX_URL and AITIA_PROXMOX_TOKEN must be set (e.g. https://pve1.lan:8006 and user@realm!tokenid=secret)',
+    );
     return 2;
   }
   const sync = {
@@ -52,20 +61,40 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
     agentPing: !values['no-agent-ping'],
     onProgress: (line: string) => ctx.print(line),
   };
+  const tasks = { initialLookbackSeconds: ctx.config.proxmox.backfillHours * 3600 };
   if (insecure) ctx.print('warning: AITIA_PROXMOX_INSECURE=true: the Proxmox TLS certificate is not verified');
   const client = createProxmoxClient({ baseUrl: url, token, caFile, insecure });
   const graph = await ctx.openGraph();
   try {
     if (values.once) {
       // One state poll: tasks, then inventory, then the transitions the changes became.
-      const result = await runProxmoxStatePoll(graph.driver, client, { policyFile: ctx.config.policyFile, correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds }, inventory: sync, onTasks: (line) => ctx.print(line) });
+      const result = await runProxmoxStatePoll(graph.driver, client, {
+        policyFile: ctx.config.policyFile,
+        correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
+        tasks,
+        inventory: sync,
+        onTasks: (line) => ctx.print(line),
+      });
       printDetails(ctx, result.tasks);
       printDetails(ctx, result.inventory);
       for (const line of formatStatePoll(result).slice(1)) ctx.print(line);
       return result.inventory.complete ? 0 : 1;
     }
     ctx.print(`polling ${url} every ${pollSeconds} s; Ctrl-C stops`);
-    const poller = startProxmoxPoller({ driver: graph.driver, client, intervalSeconds: pollSeconds, log: ctx.log, sync, onReport: (r) => printDetails(ctx, r, 5), run: statePollPass({ log: ctx.log, policyFile: ctx.config.policyFile, correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds } }) });
+    const poller = startProxmoxPoller({
+      driver: graph.driver,
+      client,
+      intervalSeconds: pollSeconds,
+      log: ctx.log,
+      sync,
+      onReport: (r) => printDetails(ctx, r, 5),
+      run: statePollPass({
+        log: ctx.log,
+        policyFile: ctx.config.policyFile,
+        correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
+        tasks,
+      }),
+    });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -79,7 +108,15 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
 }
 
 async function vcenter(args: string[], ctx: CliContext): Promise<number> {
-  const { values } = parseArgs({ args, options: { file: { type: 'string' }, server: { type: 'string' }, complete: { type: 'boolean' }, 'batch-size': { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      file: { type: 'string' },
+      server: { type: 'string' },
+      complete: { type: 'boolean' },
+      'batch-size': { type: 'string' },
+    },
+  });
   if (!values.file) {
     ctx.print(`usage: ${USAGE}`);
     return 2;
@@ -92,7 +129,8 @@ async function vcenter(args: string[], ctx: CliContext): Promise<number> {
     return 2;
   }
   const server = values.server ?? DEFAULT_SERVER;
-  if (!values.server) ctx.print(`no --server: ids use vcenter:${DEFAULT_SERVER}/…; pass --server to keep several vCenters apart`);
+  if (!values.server)
+    ctx.print(`no --server: ids use vcenter:${DEFAULT_SERVER}/…; pass --server to keep several vCenters apart`);
   const graph = await ctx.openGraph();
   try {
     const { report, correlation } = await vcenterInventoryPass(graph.driver, document, {
@@ -115,8 +153,11 @@ async function manifestsAs(ctx: CliContext): Promise<number> {
   const graph = await ctx.openGraph();
   try {
     const r = await resolveManifestsAs(graph.driver);
-    ctx.print(`manifests_as: matches=${r.matches.length} written=${r.written} new=${r.created} withdrawn=${r.withdrawn} ambiguous=${r.ambiguous.length}`);
-    for (const m of r.matches) ctx.print(`  ${m.fromId} MANIFESTS_AS ${m.toId} (${m.rule}, ${m.confidence}): ${m.evidence}`);
+    ctx.print(
+      `manifests_as: matches=${r.matches.length} written=${r.written} new=${r.created} withdrawn=${r.withdrawn} ambiguous=${r.ambiguous.length}`,
+    );
+    for (const m of r.matches)
+      ctx.print(`  ${m.fromId} MANIFESTS_AS ${m.toId} (${m.rule}, ${m.confidence}): ${m.evidence}`);
     for (const a of r.ambiguous) ctx.print(`  ambiguous ${a.rule}=${a.value}: ${a.ids.join(', ')}`);
     return 0;
   } finally {
@@ -127,10 +168,14 @@ async function manifestsAs(ctx: CliContext): Promise<number> {
 async function missing(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({ args, options: { provider: { type: 'string' }, scope: { type: 'string' } } });
   const provider = values.provider === undefined ? null : ProviderSchema.safeParse(values.provider);
-  if (provider && !provider.success) throw new AitiaError('BAD_USER_INPUT', `--provider: must be proxmox, vcenter or manual`);
+  if (provider && !provider.success)
+    throw new AitiaError('BAD_USER_INPUT', `--provider: must be proxmox, vcenter or manual`);
   const graph = await ctx.openGraph();
   try {
-    const found = await listMissingResources(graph.driver, { provider: provider?.data ?? null, scope: values.scope ?? null });
+    const found = await listMissingResources(graph.driver, {
+      provider: provider?.data ?? null,
+      scope: values.scope ?? null,
+    });
     ctx.print(`${found.length} resource(s) not seen by the last complete sync of their scope`);
     for (const r of found) ctx.print(`  ${r.missingSince}  ${r.kind.padEnd(7)} ${r.id}  (${r.name}, last ${r.state})`);
     return 0;

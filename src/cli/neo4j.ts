@@ -12,7 +12,9 @@ export const neo4jCommand: CliCommand = {
     if (sub === 'prepare') {
       const started = Date.now();
       const cp = resolveClasspath({ log: (m) => ctx.print(m) });
-      ctx.print(`embedded Neo4j ready to start: ${cp.split(':').length} classpath entries (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      ctx.print(
+        `embedded Neo4j ready to start: ${cp.split(':').length} classpath entries (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
       return 0;
     }
     if (sub === 'start') {

@@ -21,11 +21,18 @@ export const queryCommand: CliCommand = {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { token: { type: 'string' }, variables: { type: 'string' }, file: { type: 'string' }, url: { type: 'string' } },
+      options: {
+        token: { type: 'string' },
+        variables: { type: 'string' },
+        file: { type: 'string' },
+        url: { type: 'string' },
+      },
     });
     const token = values.token ?? ctx.config.token;
     if (!token) {
-      ctx.print('query: give a bearer token with --token or AITIA_TOKEN (npm start prints the agent token on first run)');
+      ctx.print(
+        'query: give a bearer token with --token or AITIA_TOKEN (npm start prints the agent token on first run)',
+      );
       return 2;
     }
     let variables: unknown;

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
@@ -30,31 +30,70 @@ export const serveCommand: CliCommand = {
   summary: 'run the GraphQL service (default command); --demo first loads and plays the demo homelab',
   usage: 'aitia serve [--demo]',
   async run(args, ctx) {
-    const { values } = parseArgs({ args, options: { demo: { type: 'boolean', default: false } }, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: { demo: { type: 'boolean', default: false } },
+      allowPositionals: false,
+    });
     const demo = values.demo === true;
     const config = demo ? demoConfig(ctx.config) : ctx.config;
     const { log } = ctx;
     // First, before anything opens: the service never starts on a broken policy.
     const policy = await loadStartupPolicy(config.policyFile);
-    log.info({ policy: policy.path, digest: policy.digest, autoAct: policy.policy.autonomy_settings.global.auto_act, suppression: policy.policy.attribution.suppression }, 'policy loaded');
+    log.info(
+      {
+        policy: policy.path,
+        digest: policy.digest,
+        autoAct: policy.policy.autonomy_settings.global.auto_act,
+        suppression: policy.policy.attribution.suppression,
+      },
+      'policy loaded',
+    );
     if (demo) rmSync(config.tokensFile, { force: true });
     printNewTokens(config, ctx, demo);
     const tokens = new TokenStore(config.tokensFile);
     const graph = await (demo ? openGraph(config, log) : ctx.openGraph());
     if (demo) await runDemo(graph.driver, { suppression: policy.policy.attribution.suppression, print: ctx.print });
-    const server = createHttpServer({ driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds }, tokens);
+    const server = createHttpServer(
+      { driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds },
+      tokens,
+    );
     const bound = await listen(server, config.host, config.port);
-    log.info({ url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo }, 'aitia listening');
-    ctx.print(`aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`);
+    log.info(
+      { url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo },
+      'aitia listening',
+    );
+    ctx.print(
+      `aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`,
+    );
     if (demo) ctx.print('aitia: demo loaded — try the README walkthrough with the agent token above (Ctrl-C to stop)');
     // The Proxmox state poll (tasks → inventory → attributed transitions, published to subscribers).
     const { url: pxUrl, token: pxToken, caFile, insecure, pollSeconds } = config.proxmox;
-    const pxClient = !demo && pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
+    const pxClient =
+      !demo && pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
     const poller = pxClient
-      ? startProxmoxPoller({ driver: graph.driver, client: pxClient, intervalSeconds: pollSeconds, log, run: statePollPass({ log, suppression: policy.policy.attribution.suppression, correlator: { clockSkewSeconds: config.clockSkewSeconds } }) })
+      ? startProxmoxPoller({
+          driver: graph.driver,
+          client: pxClient,
+          intervalSeconds: pollSeconds,
+          log,
+          run: statePollPass({
+            log,
+            suppression: policy.policy.attribution.suppression,
+            correlator: { clockSkewSeconds: config.clockSkewSeconds },
+            tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 },
+          }),
+        })
       : null;
     // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).
-    const health = startHealthScheduler({ driver: graph.driver, log, tickSeconds: 10, concurrency: 8, k: 3, historySize: 20 });
+    const health = startHealthScheduler({
+      driver: graph.driver,
+      log,
+      tickSeconds: 10,
+      concurrency: 8,
+      k: 3,
+      historySize: 20,
+    });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -73,13 +112,27 @@ export const serveCommand: CliCommand = {
 
 /** On the embedded default (and always for the demo) a missing tokens file is created and its tokens shown once. */
 function printNewTokens(config: Config, ctx: CliContext, demo: boolean): void {
-  if (existsSync(config.tokensFile)) return;
+  if (existsSync(config.tokensFile)) {
+    // Docker creates a directory where a bind-mounted file did not exist yet.
+    if (statSync(config.tokensFile).isDirectory()) {
+      throw new AitiaError(
+        'BAD_USER_INPUT',
+        `AITIA_TOKENS_FILE: ${config.tokensFile} is a directory, not a tokens file; remove it and create the file with: aitia tokens add --name <name> --role operator`,
+      );
+    }
+    return;
+  }
   if (config.neo4j.uri && !demo) {
-    throw new AitiaError('BAD_USER_INPUT', `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator`);
+    throw new AitiaError(
+      'BAD_USER_INPUT',
+      `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator (with Docker: docker compose run --rm --no-deps aitia tokens add --name <name> --role operator)`,
+    );
   }
   const dev = ensureDevTokens(config.tokensFile, demo ? 'demo' : 'dev');
   if (!dev) return;
-  ctx.print(`aitia: created ${demo ? 'demo' : 'dev'} tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`);
+  ctx.print(
+    `aitia: created ${demo ? 'demo' : 'dev'} tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`,
+  );
   ctx.print(`  agent token:     ${dev.agent}`);
   ctx.print(`  operator token:  ${dev.operator}`);
   ctx.print(`  scheduler token: ${dev.scheduler}`);

@@ -9,7 +9,11 @@ export const tokensCommand: CliCommand = {
   summary: 'add a bearer token to the tokens file',
   usage: 'aitia tokens add --name <name> --role agent|scheduler|ingester|operator',
   async run(args, ctx) {
-    const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, role: { type: 'string' } } });
+    const { positionals, values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, role: { type: 'string' } },
+    });
     if (positionals[0] !== 'add' || !values.name || !values.role) {
       ctx.print(`usage: ${this.usage}`);
       return 2;

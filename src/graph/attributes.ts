@@ -21,7 +21,10 @@ export async function updateAttributes(
   const props = Object.fromEntries(Object.entries(plan.set).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]));
   let resource = current;
   if (Object.keys(props).length > 0) {
-    const { records } = await driver.executeQuery('MATCH (r:Resource {id: $id}) SET r += $props RETURN properties(r) AS p', { id, props });
+    const { records } = await driver.executeQuery(
+      'MATCH (r:Resource {id: $id}) SET r += $props RETURN properties(r) AS p',
+      { id, props },
+    );
     resource = resourceFromProperties(records[0]!.get('p'));
   }
   return { resource, ignored: plan.ignored, message: plan.message };

@@ -17,7 +17,10 @@ export interface AuditEntry {
 }
 
 /** Records a mutation; the audit trail is append-only. */
-export async function writeAudit(driver: Driver, entry: Omit<AuditEntry, 'id' | 'at'> & { at?: string }): Promise<AuditEntry> {
+export async function writeAudit(
+  driver: Driver,
+  entry: Omit<AuditEntry, 'id' | 'at'> & { at?: string },
+): Promise<AuditEntry> {
   const full: AuditEntry = { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null };
   await driver.executeQuery(
     `CREATE (a:AuditEntry {id: $id, at: datetime($at), principal: $principal, role: $role, operation: $operation,
@@ -37,7 +40,8 @@ export interface AuditFilter {
 
 /** Newest first; keyset paging on (at, id). */
 export async function listAudit(driver: Driver, filter: AuditFilter, page: { first: number; after?: string | null }) {
-  if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500) throw badInput('first', `must be an integer from 1 to 500, got ${page.first}`);
+  if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500)
+    throw badInput('first', `must be an integer from 1 to 500, got ${page.first}`);
   const cursor = page.after ? decodeTimeCursor(page.after, 'auditLog') : null;
   const { records } = await driver.executeQuery(
     `MATCH (a:AuditEntry)

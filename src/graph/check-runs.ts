@@ -13,7 +13,10 @@ export interface DueCheck {
  * Checks whose `nextDueAt` has come (oldest due first, at most `limit`), with their resource's
  * properties, in one query on the `nextDueAt` index. `all` ignores due times (tests; "check now").
  */
-export async function dueChecks(driver: Driver, options: { now: string; limit: number; all?: boolean }): Promise<DueCheck[]> {
+export async function dueChecks(
+  driver: Driver,
+  options: { now: string; limit: number; all?: boolean },
+): Promise<DueCheck[]> {
   // Two fixed statements rather than `$all OR …`, so the due one can range-scan the nextDueAt index.
   const where = options.all === true ? '' : 'WHERE c.nextDueAt <= datetime($now)';
   const { records } = await driver.executeQuery(
@@ -24,7 +27,10 @@ export async function dueChecks(driver: Driver, options: { now: string; limit: n
     { now: options.now, limit: int(options.limit) },
     { routing: 'READ' },
   );
-  return records.map((rec) => ({ check: checkFromProperties(rec.get('c')), resource: rec.get('r') as Record<string, unknown> }));
+  return records.map((rec) => ({
+    check: checkFromProperties(rec.get('c')),
+    resource: rec.get('r') as Record<string, unknown>,
+  }));
 }
 
 /** One run's outcome to store on its check. */
@@ -41,7 +47,11 @@ export interface CheckRunRow {
  * (keeping `historySize`), sets the next due time and the flap counters. A check removed while
  * it ran simply matches nothing.
  */
-export async function recordCheckRuns(driver: Driver, rows: readonly CheckRunRow[], historySize: number): Promise<number> {
+export async function recordCheckRuns(
+  driver: Driver,
+  rows: readonly CheckRunRow[],
+  historySize: number,
+): Promise<number> {
   if (rows.length === 0) return 0;
   const { records } = await driver.executeQuery(
     `UNWIND $rows AS row
@@ -60,7 +70,11 @@ export async function recordCheckRuns(driver: Driver, rows: readonly CheckRunRow
         status: r.result.status,
         nextDueAt: r.nextDueAt,
         f: { active: r.failing.active, failStreak: int(r.failing.failStreak), passStreak: int(r.failing.passStreak) },
-        u: { active: r.unreachable.active, failStreak: int(r.unreachable.failStreak), passStreak: int(r.unreachable.passStreak) },
+        u: {
+          active: r.unreachable.active,
+          failStreak: int(r.unreachable.failStreak),
+          passStreak: int(r.unreachable.passStreak),
+        },
       })),
     },
   );

@@ -21,7 +21,10 @@ export async function unmonitoredResourceIds(driver: Driver, limit: number): Pro
 }
 
 /** Open `unmonitored` conditions that no longer apply: the resource has a check now, or is gone. */
-export async function staleUnmonitored(driver: Driver, limit: number): Promise<Array<{ resourceId: string; checkIds: string[]; lifecycle: string }>> {
+export async function staleUnmonitored(
+  driver: Driver,
+  limit: number,
+): Promise<Array<{ resourceId: string; checkIds: string[]; lifecycle: string }>> {
   const { records } = await driver.executeQuery(
     `MATCH (:Condition {type: 'unmonitored', status: 'open'})-[:CONDITION_OF]->(r:Resource)
      WITH DISTINCT r, [(r)<-[:CHECKS]-(k:Check) | k.id] AS checkIds
@@ -30,7 +33,11 @@ export async function staleUnmonitored(driver: Driver, limit: number): Promise<A
     { limit: int(limit) },
     { routing: 'READ' },
   );
-  return records.map((r) => ({ resourceId: String(r.get('id')), checkIds: r.get('checkIds') as string[], lifecycle: String(r.get('lifecycle')) }));
+  return records.map((r) => ({
+    resourceId: String(r.get('id')),
+    checkIds: r.get('checkIds') as string[],
+    lifecycle: String(r.get('lifecycle')),
+  }));
 }
 
 /** Which check flag keeps which scheduler-opened condition type open. */
@@ -40,7 +47,12 @@ const FLAG_OF = { check_failing: 'failing', unreachable: 'unreachable' } as cons
  * Open conditions of `type` that the scheduler opened (its evidence carries `marker`) on
  * resources where no check has the matching flag any more: their checks were removed.
  */
-export async function orphanedCheckConditions(driver: Driver, type: keyof typeof FLAG_OF, marker: string, limit: number): Promise<string[]> {
+export async function orphanedCheckConditions(
+  driver: Driver,
+  type: keyof typeof FLAG_OF,
+  marker: string,
+  limit: number,
+): Promise<string[]> {
   const { records } = await driver.executeQuery(
     `MATCH (c:Condition {type: $type, status: 'open'})-[:CONDITION_OF]->(r:Resource)
      WHERE c.evidence CONTAINS $marker AND NOT EXISTS { MATCH (k:Check)-[:CHECKS]->(r) WHERE k[$flag] = true }

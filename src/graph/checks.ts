@@ -83,7 +83,10 @@ function canonicalSpec(spec: Record<string, unknown>): string {
 
 /** A check's natural key: the resource, the kind and the spec. It contains the resource id. */
 export function checkIdOf(resourceId: string, definition: CheckDefinition): string {
-  const digest = createHash('sha256').update(`${definition.kind}\n${canonicalSpec(definition.spec)}`).digest('hex').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(`${definition.kind}\n${canonicalSpec(definition.spec)}`)
+    .digest('hex')
+    .slice(0, 16);
   return `${resourceId}#check#${definition.kind}#${digest}`;
 }
 
@@ -94,7 +97,14 @@ export function checkIdOf(resourceId: string, definition: CheckDefinition): stri
  */
 export async function createCheck(
   driver: Driver,
-  input: { resourceId: string; definition: CheckDefinition; intervalSeconds: number; critical: boolean; createdBy: string; at: string },
+  input: {
+    resourceId: string;
+    definition: CheckDefinition;
+    intervalSeconds: number;
+    critical: boolean;
+    createdBy: string;
+    at: string;
+  },
 ): Promise<{ check: CheckRecord; created: boolean }> {
   const id = checkIdOf(input.resourceId, input.definition);
   const { records } = await driver.executeQuery(
@@ -134,12 +144,19 @@ export async function removeCheck(driver: Driver, id: string): Promise<{ resourc
 
 /** One check by id, or null. */
 export async function getCheck(driver: Driver, id: string): Promise<CheckRecord | null> {
-  const { records } = await driver.executeQuery('MATCH (c:Check {id: $id}) RETURN properties(c) AS c', { id }, { routing: 'READ' });
+  const { records } = await driver.executeQuery(
+    'MATCH (c:Check {id: $id}) RETURN properties(c) AS c',
+    { id },
+    { routing: 'READ' },
+  );
   return records[0] ? checkFromProperties(records[0].get('c')) : null;
 }
 
 /** The checks of many resources in one query, oldest first per resource. */
-export async function checksOfResources(driver: Driver, resourceIds: readonly string[]): Promise<Map<string, CheckRecord[]>> {
+export async function checksOfResources(
+  driver: Driver,
+  resourceIds: readonly string[],
+): Promise<Map<string, CheckRecord[]>> {
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS rid
      MATCH (c:Check)-[:CHECKS]->(:Resource {id: rid})

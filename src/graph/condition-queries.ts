@@ -51,5 +51,8 @@ export async function conditionsOfMany(
     { ids: [...new Set(resourceIds)], status },
     { routing: 'READ' },
   );
-  return groupBy(records.map((r) => conditionFromProperties(r.get('c'))), (c) => c.resourceId);
+  return groupBy(
+    records.map((r) => conditionFromProperties(r.get('c'))),
+    (c) => c.resourceId,
+  );
 }

@@ -22,16 +22,23 @@ export interface ConditionSearchPage {
   hasNextPage: boolean;
 }
 
-
 /**
  * Conditions newest first (openedAt, then id), `first` at a time (1–500), keyset-paginated so a
  * page boundary never skips or repeats a condition. Every bad argument is BAD_USER_INPUT naming it.
  */
-export async function searchConditions(driver: Driver, filter: ConditionSearch, page: { first: number; after?: string | null }): Promise<ConditionSearchPage> {
-  if (filter.type && !(CONDITION_TYPES as readonly string[]).includes(filter.type)) throw badInput('filter.type', `must be one of ${CONDITION_TYPES.join(', ')}`);
-  if (filter.status && !(CONDITION_STATUSES as readonly string[]).includes(filter.status)) throw badInput('filter.status', 'must be open or resolved');
-  if (filter.since && !DateTime.fromISO(filter.since).isValid) throw badInput('filter.since', 'must be an ISO-8601 timestamp');
-  if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500) throw badInput('first', 'must be an integer from 1 to 500');
+export async function searchConditions(
+  driver: Driver,
+  filter: ConditionSearch,
+  page: { first: number; after?: string | null },
+): Promise<ConditionSearchPage> {
+  if (filter.type && !(CONDITION_TYPES as readonly string[]).includes(filter.type))
+    throw badInput('filter.type', `must be one of ${CONDITION_TYPES.join(', ')}`);
+  if (filter.status && !(CONDITION_STATUSES as readonly string[]).includes(filter.status))
+    throw badInput('filter.status', 'must be open or resolved');
+  if (filter.since && !DateTime.fromISO(filter.since).isValid)
+    throw badInput('filter.since', 'must be an ISO-8601 timestamp');
+  if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500)
+    throw badInput('first', 'must be an integer from 1 to 500');
   const cursor = page.after ? decodeTimeCursor(page.after, 'conditions') : null;
   const { records } = await driver.executeQuery(
     `MATCH (c:Condition)
@@ -52,5 +59,9 @@ export async function searchConditions(driver: Driver, filter: ConditionSearch, 
   );
   const all = records.map((r) => conditionFromProperties(r.get('c')));
   const conditions = all.slice(0, page.first);
-  return { conditions, cursors: conditions.map((c) => encodeTimeCursor(c.openedAt, c.id)), hasNextPage: all.length > page.first };
+  return {
+    conditions,
+    cursors: conditions.map((c) => encodeTimeCursor(c.openedAt, c.id)),
+    hasNextPage: all.length > page.first,
+  };
 }

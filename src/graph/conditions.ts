@@ -1,7 +1,13 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import { DateTime } from 'luxon';
 import { badInput, notFound } from '../errors.js';
-import { CONDITION_TYPES, ConditionStatusSchema, ConditionTypeSchema, type ConditionStatus, type ConditionType } from '../model/index.js';
+import {
+  CONDITION_TYPES,
+  ConditionStatusSchema,
+  ConditionTypeSchema,
+  type ConditionStatus,
+  type ConditionType,
+} from '../model/index.js';
 import { conditionFromProperties, type ConditionRecord } from './condition-queries.js';
 import { int, isoNow } from './values.js';
 import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
@@ -26,7 +32,10 @@ const json = (v: unknown): string | null => (v === undefined || v === null ? nul
  * end of the transaction, so two concurrent opens cannot both create an open condition.
  */
 async function lockResource(tx: ManagedTransaction, resourceId: string): Promise<void> {
-  const res = await tx.run('MATCH (r:Resource {id: $id}) SET r.conditionLock = true REMOVE r.conditionLock RETURN r.id AS id', { id: resourceId });
+  const res = await tx.run(
+    'MATCH (r:Resource {id: $id}) SET r.conditionLock = true REMOVE r.conditionLock RETURN r.id AS id',
+    { id: resourceId },
+  );
   if (res.records.length === 0) throw notFound('resourceId', `resource ${resourceId}`);
 }
 
@@ -45,14 +54,21 @@ export async function openCondition(
   try {
     return await session.executeWrite(async (tx) => {
       await lockResource(tx, input.resourceId);
-      const params = { rid: input.resourceId, type, at, evidence: json(input.evidence), attribution: json(input.attribution) };
+      const params = {
+        rid: input.resourceId,
+        type,
+        at,
+        evidence: json(input.evidence),
+        attribution: json(input.attribution),
+      };
       const existing = await tx.run(
         `MATCH (c:Condition {resourceId: $rid, type: $type, status: 'open'})
          SET c.evidence = $evidence, c.lastSeenAt = datetime($at), c.attribution = coalesce($attribution, c.attribution)
          RETURN properties(c) AS c`,
         params,
       );
-      if (existing.records[0]) return { condition: conditionFromProperties(existing.records[0].get('c')), opened: false };
+      if (existing.records[0])
+        return { condition: conditionFromProperties(existing.records[0].get('c')), opened: false };
       const id = `${input.resourceId}#${type}#${DateTime.fromISO(at, { zone: 'utc' }).toMillis()}`;
       const created = await tx.run(
         `MATCH (r:Resource {id: $rid})
@@ -82,7 +98,9 @@ export async function resolveCondition(
     { rid: input.resourceId, type, at: input.at ?? isoNow(), evidence: json(input.evidence) },
   );
   const rec = records[0];
-  return rec ? { condition: conditionFromProperties(rec.get('c')), resolved: true } : { condition: null, resolved: false };
+  return rec
+    ? { condition: conditionFromProperties(rec.get('c')), resolved: true }
+    : { condition: null, resolved: false };
 }
 
 /** A page of conditions, newest first. */
@@ -92,14 +110,20 @@ export interface ConditionPage {
   hasNextPage: boolean;
 }
 
-
 /** Lists conditions by resource, type and status, newest first, `first` at a time (max 500). */
 export async function listConditions(
   driver: Driver,
-  options: { resourceId?: string | null; type?: ConditionType | null; status?: ConditionStatus | null; first?: number; after?: string | null } = {},
+  options: {
+    resourceId?: string | null;
+    type?: ConditionType | null;
+    status?: ConditionStatus | null;
+    first?: number;
+    after?: string | null;
+  } = {},
 ): Promise<ConditionPage> {
   if (options.type) checkType(options.type);
-  if (options.status && !ConditionStatusSchema.safeParse(options.status).success) throw badInput('status', 'must be open or resolved');
+  if (options.status && !ConditionStatusSchema.safeParse(options.status).success)
+    throw badInput('status', 'must be open or resolved');
   const first = options.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 500) throw badInput('first', 'must be an integer from 1 to 500');
   const cursor = options.after ? decodeTimeCursor(options.after, 'this list') : null;

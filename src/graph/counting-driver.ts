@@ -8,12 +8,15 @@ import type { Driver } from 'neo4j-driver';
  */
 export function countingDriver(driver: Driver): { driver: Driver; count(): number; reset(): void } {
   let n = 0;
-  const wrapTx = (tx: any) => new Proxy(tx, { get: (t, p) => (p === 'run' ? (...a: unknown[]) => (n++, t.run(...a)) : Reflect.get(t, p)) });
+  const wrapTx = (tx: any) =>
+    new Proxy(tx, { get: (t, p) => (p === 'run' ? (...a: unknown[]) => (n++, t.run(...a)) : Reflect.get(t, p)) });
   const wrapSession = (s: any) =>
     new Proxy(s, {
       get(target, prop) {
         if (prop === 'run') return (...a: unknown[]) => (n++, target.run(...a));
-        if (prop === 'executeRead' || prop === 'executeWrite') return (work: (tx: unknown) => unknown, cfg?: unknown) => target[prop]((tx: unknown) => work(wrapTx(tx)), cfg);
+        if (prop === 'executeRead' || prop === 'executeWrite')
+          return (work: (tx: unknown) => unknown, cfg?: unknown) =>
+            target[prop]((tx: unknown) => work(wrapTx(tx)), cfg);
         const v = Reflect.get(target, prop);
         return typeof v === 'function' ? v.bind(target) : v;
       },

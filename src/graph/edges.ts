@@ -85,7 +85,11 @@ export async function upsertEdges(
     for (let i = 0; i < rows.length; i += size) {
       const batch = rows.slice(i, i + size).map(edgeParams);
       // Batches return only the created flags: ingest does not need every edge echoed back.
-      const res = await driver.executeQuery(mergeCypher(type, 'created'), { rows: batch, now, tag: options.updateTag ?? null });
+      const res = await driver.executeQuery(mergeCypher(type, 'created'), {
+        rows: batch,
+        now,
+        tag: options.updateTag ?? null,
+      });
       result.written += res.records.length;
       result.created += res.records.filter((r) => r.get('created')).length;
     }
@@ -110,10 +114,14 @@ function edgeParams(e: EdgeInput) {
  * disallowed kind pair) is a BAD_USER_INPUT naming the field, and nothing is written. Validation
  * and write share one transaction so a concurrent delete cannot slip between them.
  */
-export async function createRelationship(driver: Driver, edge: EdgeInput): Promise<{ relationship: EdgeRecord; created: boolean }> {
+export async function createRelationship(
+  driver: Driver,
+  edge: EdgeInput,
+): Promise<{ relationship: EdgeRecord; created: boolean }> {
   const type = RelationshipTypeSchema.safeParse(edge.type);
   if (!type.success) throw badInput('type', `must be one of ${RELATIONSHIP_TYPES.join(', ')}`);
-  if (edge.fromId === edge.toId) throw badInput('target', `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`);
+  if (edge.fromId === edge.toId)
+    throw badInput('target', `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`);
   const session = driver.session();
   try {
     return await session.executeWrite(async (tx) => {
@@ -151,7 +159,9 @@ export async function relationsOfMany(
   options: { types?: RelationshipType[] | null; direction?: Direction; includeStale?: boolean } = {},
 ): Promise<Map<string, EdgeRecord[]>> {
   const types = options.types && options.types.length > 0 ? options.types : [...RELATIONSHIP_TYPES];
-  for (const t of types) if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t)) throw badInput('types', `unknown relationship type ${t}`);
+  for (const t of types)
+    if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t))
+      throw badInput('types', `unknown relationship type ${t}`);
   const direction = options.direction ?? 'BOTH';
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS rid
@@ -186,7 +196,10 @@ export async function removeRelationship(
       if (found.records.length === 0) throw notFound('relationship', `${ref.type} from ${ref.fromId} to ${ref.toId}`);
       const observed = found.records.filter((r) => r.get('provenance') === 'observed');
       if (observed.length > 0 && observed.length === found.records.length) {
-        throw badInput('relationship', `observed edges belong to their provider (${observed[0]!.get('source')}) and cannot be removed; they go when the provider stops reporting them`);
+        throw badInput(
+          'relationship',
+          `observed edges belong to their provider (${observed[0]!.get('source')}) and cannot be removed; they go when the provider stops reporting them`,
+        );
       }
       const del = await tx.run(
         `MATCH (a:Resource {id: $from})-[e:${type.data}]->(b:Resource {id: $to})

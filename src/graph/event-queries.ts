@@ -25,8 +25,16 @@ const CANDIDATES = `
   RETURN properties(e) AS e ORDER BY e.startedAt, e.id`;
 
 /** Candidate events of one resource for one observation: started within `range`, or still running. */
-export async function findCandidateEvents(driver: Driver, resourceId: string, range: StartRange): Promise<StoredEventRecord[]> {
-  const { records } = await driver.executeQuery(CANDIDATES, { rid: resourceId, from: range.from, to: range.to }, { routing: 'READ' });
+export async function findCandidateEvents(
+  driver: Driver,
+  resourceId: string,
+  range: StartRange,
+): Promise<StoredEventRecord[]> {
+  const { records } = await driver.executeQuery(
+    CANDIDATES,
+    { rid: resourceId, from: range.from, to: range.to },
+    { routing: 'READ' },
+  );
   return records.map((r) => eventFromProperties(r.get('e')));
 }
 
@@ -34,7 +42,11 @@ export async function findCandidateEvents(driver: Driver, resourceId: string, ra
  * Provider-level activity for `low`: events on one node/host (by name, on event_node_time) that
  * started within `range`, narrowed to that host's id (node names repeat across clusters).
  */
-export async function findNodeEvents(driver: Driver, host: { hostId: string; node: string }, range: StartRange): Promise<StoredEventRecord[]> {
+export async function findNodeEvents(
+  driver: Driver,
+  host: { hostId: string; node: string },
+  range: StartRange,
+): Promise<StoredEventRecord[]> {
   const { records } = await driver.executeQuery(
     `MATCH (e:Event) WHERE e.node = $node AND e.startedAt >= datetime($from) AND e.startedAt <= datetime($to) AND e.hostId = $hostId
      RETURN properties(e) AS e ORDER BY e.startedAt, e.id`,
@@ -47,7 +59,11 @@ export async function findNodeEvents(driver: Driver, host: { hostId: string; nod
 /** Events by id, in the order asked; unknown ids are left out. */
 export async function getEventsByIds(driver: Driver, ids: readonly string[]): Promise<StoredEventRecord[]> {
   if (ids.length === 0) return [];
-  const { records } = await driver.executeQuery('UNWIND $ids AS id MATCH (e:Event {id: id}) RETURN properties(e) AS e', { ids: [...new Set(ids)] }, { routing: 'READ' });
+  const { records } = await driver.executeQuery(
+    'UNWIND $ids AS id MATCH (e:Event {id: id}) RETURN properties(e) AS e',
+    { ids: [...new Set(ids)] },
+    { routing: 'READ' },
+  );
   const byId = new Map(records.map((r) => eventFromProperties(r.get('e'))).map((e) => [e.id, e]));
   return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
 }

@@ -35,10 +35,14 @@ export function validateEventRecords(events: readonly EventRecord[]): void {
   events.forEach((e, i) => {
     const at = (f: string) => `events[${i}].${f}`;
     if (typeof e?.id !== 'string' || e.id.trim() === '') throw badInput(at('id'), 'must be a non-empty string');
-    if (e.provider !== 'proxmox' && e.provider !== 'vcenter') throw badInput(at('provider'), 'must be proxmox or vcenter');
-    if (!EventTypeSchema.safeParse(e.type).success) throw badInput(at('type'), `unknown event type ${JSON.stringify(e.type)}`);
-    if (!StatusClassSchema.safeParse(e.statusClass).success) throw badInput(at('statusClass'), `unknown status class ${JSON.stringify(e.statusClass)}`);
-    if (!ActorKindSchema.safeParse(e.actorKind).success) throw badInput(at('actorKind'), `unknown actor kind ${JSON.stringify(e.actorKind)}`);
+    if (e.provider !== 'proxmox' && e.provider !== 'vcenter')
+      throw badInput(at('provider'), 'must be proxmox or vcenter');
+    if (!EventTypeSchema.safeParse(e.type).success)
+      throw badInput(at('type'), `unknown event type ${JSON.stringify(e.type)}`);
+    if (!StatusClassSchema.safeParse(e.statusClass).success)
+      throw badInput(at('statusClass'), `unknown status class ${JSON.stringify(e.statusClass)}`);
+    if (!ActorKindSchema.safeParse(e.actorKind).success)
+      throw badInput(at('actorKind'), `unknown actor kind ${JSON.stringify(e.actorKind)}`);
     if (!isIso(e.startedAt)) throw badInput(at('startedAt'), 'must be an ISO-8601 time');
     if (e.endedAt !== null && !isIso(e.endedAt)) throw badInput(at('endedAt'), 'must be null or an ISO-8601 time');
   });
@@ -80,7 +84,11 @@ const UPSERT = `
  * is one event and the second write changes nothing; a running task seen finished later is
  * updated in place (`updated`). Rows are validated first: a bad one fails the call, nothing written.
  */
-export async function upsertEvents(driver: Driver, events: readonly EventRecord[], options: UpsertEventsOptions = {}): Promise<UpsertEventsResult> {
+export async function upsertEvents(
+  driver: Driver,
+  events: readonly EventRecord[],
+  options: UpsertEventsOptions = {},
+): Promise<UpsertEventsResult> {
   validateEventRecords(events);
   // The same id twice in one call: the last one wins, as it would in two calls.
   const unique = [...new Map(events.map((e) => [e.id, e])).values()];

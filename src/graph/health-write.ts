@@ -16,9 +16,14 @@ export interface HealthRow {
  * Nothing else in aitia writes these properties (a unit test scans the sources; an e2e test runs
  * every GraphQL mutation and checks they are unchanged). Only the health scheduler calls it.
  */
-export async function writeHealth(driver: Driver, rows: readonly HealthRow[], options: { batchSize?: number } = {}): Promise<number> {
+export async function writeHealth(
+  driver: Driver,
+  rows: readonly HealthRow[],
+  options: { batchSize?: number } = {},
+): Promise<number> {
   for (const [i, r] of rows.entries()) {
-    if (!HealthSchema.safeParse(r.health).success) throw new Error(`writeHealth rows[${i}].health: not a health value: ${String(r.health)}`);
+    if (!HealthSchema.safeParse(r.health).success)
+      throw new Error(`writeHealth rows[${i}].health: not a health value: ${String(r.health)}`);
   }
   const size = options.batchSize ?? 1000;
   let written = 0;
@@ -28,7 +33,11 @@ export async function writeHealth(driver: Driver, rows: readonly HealthRow[], op
        MATCH (r:Resource {id: row.id})
        SET r.health = row.health, r.last_check = row.lastCheck, r.lastCheckAt = datetime(row.at)
        RETURN count(r) AS n`,
-      { rows: rows.slice(i, i + size).map((r) => ({ id: r.resourceId, health: r.health, lastCheck: r.lastCheck, at: r.at })) },
+      {
+        rows: rows
+          .slice(i, i + size)
+          .map((r) => ({ id: r.resourceId, health: r.health, lastCheck: r.lastCheck, at: r.at })),
+      },
     );
     written += Number(records[0]?.get('n') ?? 0);
   }

@@ -14,7 +14,10 @@ export interface IdentityFacts {
 }
 
 /** Machines (hosts, VMs, containers) of the polled and imported providers, optionally under some id prefixes. */
-export async function listIdentityFacts(driver: Driver, options: { idPrefixes?: readonly string[] | null } = {}): Promise<IdentityFacts[]> {
+export async function listIdentityFacts(
+  driver: Driver,
+  options: { idPrefixes?: readonly string[] | null } = {},
+): Promise<IdentityFacts[]> {
   const { records } = await driver.executeQuery(
     `MATCH (r:Resource)
      WHERE r.kind IN ['host', 'vm', 'lxc'] AND r.provider IN ['proxmox', 'vcenter']
@@ -32,7 +35,11 @@ export async function listIdentityFacts(driver: Driver, options: { idPrefixes?: 
       kind: r.get('kind') as Kind,
       provider: r.get('provider') as Provider,
       name: String(r.get('name') ?? ''),
-      macs: Array.isArray(macs) ? macs.filter((m): m is string => typeof m === 'string') : typeof macs === 'string' ? [macs] : [],
+      macs: Array.isArray(macs)
+        ? macs.filter((m): m is string => typeof m === 'string')
+        : typeof macs === 'string'
+          ? [macs]
+          : [],
       smbiosUuid: typeof r.get('uuid') === 'string' ? (r.get('uuid') as string) : null,
       serial: typeof r.get('serial') === 'string' ? (r.get('serial') as string) : null,
     };

@@ -20,7 +20,12 @@ export async function withdrawInferredEdges(
        AND ($prefixes IS NULL OR (any(p IN $prefixes WHERE a.id STARTS WITH p) AND any(p IN $prefixes WHERE b.id STARTS WITH p)))
      DELETE e
      RETURN count(*) AS n`,
-    { source: options.source, rule: options.rule ?? null, except: options.exceptTag ?? null, prefixes: options.idPrefixes ? [...options.idPrefixes] : null },
+    {
+      source: options.source,
+      rule: options.rule ?? null,
+      except: options.exceptTag ?? null,
+      prefixes: options.idPrefixes ? [...options.idPrefixes] : null,
+    },
   );
   return { withdrawn: Number(records[0]?.get('n') ?? 0) };
 }

@@ -17,11 +17,15 @@ export interface IngestCursor {
 
 /** The cursor of one stream, or null before its first complete pass. */
 export async function getIngestCursor(driver: Driver, id: string): Promise<IngestCursor | null> {
-  const { records } = await driver.executeQuery('MATCH (c:IngestCursor {id: $id}) RETURN properties(c) AS c', { id }, { routing: 'READ' });
+  const { records } = await driver.executeQuery(
+    'MATCH (c:IngestCursor {id: $id}) RETURN properties(c) AS c',
+    { id },
+    { routing: 'READ' },
+  );
   const rec = records[0];
   if (!rec) return null;
   const p = toPlain(rec.get('c')) as Record<string, unknown>;
-  let detail: Record<string, unknown> = {};
+  let detail: Record<string, unknown>;
   try {
     detail = typeof p.detail === 'string' ? (JSON.parse(p.detail) as Record<string, unknown>) : {};
   } catch {
@@ -34,7 +38,10 @@ export async function getIngestCursor(driver: Driver, id: string): Promise<Inges
  * Sets a cursor; it never moves backwards (two passes racing, or a pass that read less, cannot
  * rewind it). Returns the position now stored.
  */
-export async function saveIngestCursor(driver: Driver, input: { id: string; position: number; at: string; detail?: Record<string, unknown> }): Promise<number> {
+export async function saveIngestCursor(
+  driver: Driver,
+  input: { id: string; position: number; at: string; detail?: Record<string, unknown> },
+): Promise<number> {
   if (!Number.isFinite(input.position)) throw new Error(`ingest cursor ${input.id}: position must be a finite number`);
   const { records } = await driver.executeQuery(
     `MERGE (c:IngestCursor {id: $id})

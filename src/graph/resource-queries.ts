@@ -1,6 +1,14 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../errors.js';
-import { ATTRIBUTE_PREFIX, AttributeKeySchema, STATES, isStateOf, type Kind, type Lifecycle, type Provider } from '../model/index.js';
+import {
+  ATTRIBUTE_PREFIX,
+  AttributeKeySchema,
+  STATES,
+  isStateOf,
+  type Kind,
+  type Lifecycle,
+  type Provider,
+} from '../model/index.js';
 import { resourceFromProperties, type ResourceRecord } from './resource-record.js';
 import { int } from './values.js';
 
@@ -23,7 +31,10 @@ function filterParams(filter: ResourceFilter) {
       const anyKind = (Object.keys(STATES) as Kind[]).some((k) => isStateOf(k, filter.state!));
       if (!anyKind) throw badInput('filter.state', `"${filter.state}" is not a state of any kind`);
     } else if (!isStateOf(filter.kind, filter.state)) {
-      throw badInput('filter.state', `"${filter.state}" is not a ${filter.kind} state (allowed: ${STATES[filter.kind].join(', ')})`);
+      throw badInput(
+        'filter.state',
+        `"${filter.state}" is not a ${filter.kind} state (allowed: ${STATES[filter.kind].join(', ')})`,
+      );
     }
   }
   let attrKey: string | null = null;

@@ -1,4 +1,12 @@
-import { ATTRIBUTE_PREFIX, slugOf, type Attributes, type Health, type Kind, type Lifecycle, type Provider } from '../model/index.js';
+import {
+  ATTRIBUTE_PREFIX,
+  slugOf,
+  type Attributes,
+  type Health,
+  type Kind,
+  type Lifecycle,
+  type Provider,
+} from '../model/index.js';
 import { toPlain } from './values.js';
 
 /** A Resource as the graph returns it. */

@@ -52,9 +52,13 @@ async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise
   );
   const clash = records[0];
   if (clash) {
-    throw new AitiaError('CONFLICT', `kind: ${clash.get('id')} is a ${clash.get('stored')}, not a ${clash.get('given')}; a resource's kind is fixed at creation`, {
-      field: 'kind',
-    });
+    throw new AitiaError(
+      'CONFLICT',
+      `kind: ${clash.get('id')} is a ${clash.get('stored')}, not a ${clash.get('given')}; a resource's kind is fixed at creation`,
+      {
+        field: 'kind',
+      },
+    );
   }
 }
 
@@ -62,7 +66,11 @@ async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise
  * Batch upsert: one `UNWIND $rows` MERGE per kind and batch (labels come from KIND_LABELS, never
  * from input). Idempotent on `id`. Never touches health (scheduler-owned). Returns state changes.
  */
-export async function upsertResources(driver: Driver, input: unknown[], options: UpsertOptions = {}): Promise<UpsertResult> {
+export async function upsertResources(
+  driver: Driver,
+  input: unknown[],
+  options: UpsertOptions = {},
+): Promise<UpsertResult> {
   const rows = validateResourceRows(input);
   const now = options.observedAt ?? isoNow();
   const result: UpsertResult = { written: 0, created: 0, changes: [] };
@@ -117,7 +125,11 @@ export async function upsertResources(driver: Driver, input: unknown[], options:
 
 /** One resource by id, or null. */
 export async function getResourceById(driver: Driver, id: string): Promise<ResourceRecord | null> {
-  const { records } = await driver.executeQuery('MATCH (r:Resource {id: $id}) RETURN properties(r) AS p', { id }, { routing: 'READ' });
+  const { records } = await driver.executeQuery(
+    'MATCH (r:Resource {id: $id}) RETURN properties(r) AS p',
+    { id },
+    { routing: 'READ' },
+  );
   return records[0] ? resourceFromProperties(records[0].get('p')) : null;
 }
 
@@ -147,7 +159,11 @@ export async function getResourcesBySlug(driver: Driver, slug: string): Promise<
  * Resolves exactly one of id or slug to one resource. An ambiguous slug is an error that lists the
  * candidates' ids, so the caller can retry with the one it meant.
  */
-export async function resolveResource(driver: Driver, ref: { id?: string | null; slug?: string | null }, field = 'id'): Promise<ResourceRecord> {
+export async function resolveResource(
+  driver: Driver,
+  ref: { id?: string | null; slug?: string | null },
+  field = 'id',
+): Promise<ResourceRecord> {
   const hasId = ref.id != null && ref.id !== '';
   const hasSlug = ref.slug != null && ref.slug !== '';
   if (hasId === hasSlug) throw badInput(field, 'give exactly one of id or slug');
@@ -159,9 +175,13 @@ export async function resolveResource(driver: Driver, ref: { id?: string | null;
   const found = await getResourcesBySlug(driver, ref.slug!);
   if (found.length === 0) throw notFound('slug', `resource ${ref.slug}`);
   if (found.length > 1) {
-    throw badInput('slug', `${ref.slug} is ambiguous: ${found.length} resources match (${found.map((r) => r.id).join(', ')}); use one of these ids`, {
-      candidates: found.map((r) => r.id),
-    });
+    throw badInput(
+      'slug',
+      `${ref.slug} is ambiguous: ${found.length} resources match (${found.map((r) => r.id).join(', ')}); use one of these ids`,
+      {
+        candidates: found.map((r) => r.id),
+      },
+    );
   }
   return found[0]!;
 }

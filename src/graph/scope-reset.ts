@@ -7,8 +7,14 @@ import { badInput } from '../errors.js';
  * events, transitions, conditions, checks and cursors that belong to them. Used only by the demo,
  * which replays its recorded day from a clean slate; refuses a prefix that is not a whole scope.
  */
-export async function resetScope(driver: Driver, prefixes: readonly string[], ids: readonly string[] = []): Promise<number> {
-  for (const p of prefixes) if (!/^(proxmox|vcenter|manual):[^\s]+\/$/.test(p)) throw badInput('prefixes', `${p} must be a scope ending in / (e.g. proxmox:homelab/)`);
+export async function resetScope(
+  driver: Driver,
+  prefixes: readonly string[],
+  ids: readonly string[] = [],
+): Promise<number> {
+  for (const p of prefixes)
+    if (!/^(proxmox|vcenter|manual):[^\s]+\/$/.test(p))
+      throw badInput('prefixes', `${p} must be a scope ending in / (e.g. proxmox:homelab/)`);
   let deleted = 0;
   for (;;) {
     const { records } = await driver.executeQuery(

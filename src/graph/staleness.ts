@@ -32,7 +32,12 @@ export async function markUnseenResourcesMissing(
         r.lifecycleBeforeMissing = CASE WHEN r.lifecycle = 'missing' THEN r.lifecycleBeforeMissing ELSE coalesce(r.lifecycle, 'active') END,
         r.lifecycle = 'missing'
      RETURN count(r) AS marked, sum(CASE WHEN fresh THEN 1 ELSE 0 END) AS newly`,
-    { prefix: prefixOf(options.scope), tag: options.updateTag, kinds: options.kinds ?? null, at: options.at ?? isoNow() },
+    {
+      prefix: prefixOf(options.scope),
+      tag: options.updateTag,
+      kinds: options.kinds ?? null,
+      at: options.at ?? isoNow(),
+    },
   );
   return { marked: Number(records[0]?.get('marked') ?? 0), newlyMarked: Number(records[0]?.get('newly') ?? 0) };
 }
@@ -42,7 +47,11 @@ export async function markUnseenResourcesMissing(
  * attributes (a guest the listing showed whose detail calls failed): their existence is confirmed,
  * so a complete sync must not mark them missing, and a missing mark is lifted.
  */
-export async function markResourcesSeen(driver: Driver, ids: readonly string[], options: { updateTag: string; at?: string }): Promise<number> {
+export async function markResourcesSeen(
+  driver: Driver,
+  ids: readonly string[],
+  options: { updateTag: string; at?: string },
+): Promise<number> {
   if (ids.length === 0) return 0;
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS id MATCH (r:Resource {id: id})
@@ -56,7 +65,11 @@ export async function markResourcesSeen(driver: Driver, ids: readonly string[], 
 }
 
 /** Marks named resources missing (e.g. a placeholder superseded by the real cluster). */
-export async function markResourcesMissing(driver: Driver, ids: readonly string[], at: string = isoNow()): Promise<number> {
+export async function markResourcesMissing(
+  driver: Driver,
+  ids: readonly string[],
+  at: string = isoNow(),
+): Promise<number> {
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS id MATCH (r:Resource {id: id})
      SET r.missingSince = coalesce(r.missingSince, datetime($at)),
@@ -76,7 +89,14 @@ export async function markResourcesMissing(driver: Driver, ids: readonly string[
  */
 export async function refreshEdgeStaleness(
   driver: Driver,
-  options: { scope: string; source: string; updateTag: string; markUnseen: boolean; kinds?: readonly Kind[] | null; at?: string },
+  options: {
+    scope: string;
+    source: string;
+    updateTag: string;
+    markUnseen: boolean;
+    kinds?: readonly Kind[] | null;
+    at?: string;
+  },
 ): Promise<{ marked: number; cleared: number }> {
   const { records } = await driver.executeQuery(
     `MATCH (a:Resource)-[e]->(:Resource)
@@ -86,7 +106,14 @@ export async function refreshEdgeStaleness(
      WHERE (seen AND e.missingSince IS NOT NULL) OR (NOT seen AND $mark AND e.missingSince IS NULL)
      SET e.missingSince = CASE WHEN seen THEN null ELSE datetime($at) END
      RETURN sum(CASE WHEN seen THEN 0 ELSE 1 END) AS marked, sum(CASE WHEN seen THEN 1 ELSE 0 END) AS cleared`,
-    { prefix: prefixOf(options.scope), source: options.source, tag: options.updateTag, mark: options.markUnseen, kinds: options.kinds ?? null, at: options.at ?? isoNow() },
+    {
+      prefix: prefixOf(options.scope),
+      source: options.source,
+      tag: options.updateTag,
+      mark: options.markUnseen,
+      kinds: options.kinds ?? null,
+      at: options.at ?? isoNow(),
+    },
   );
   return { marked: Number(records[0]?.get('marked') ?? 0), cleared: Number(records[0]?.get('cleared') ?? 0) };
 }
@@ -101,7 +128,11 @@ export async function listMissingResources(
        AND ($provider IS NULL OR r.provider = $provider)
        AND ($prefix IS NULL OR r.id STARTS WITH $prefix)
      RETURN properties(r) AS p ORDER BY r.missingSince, r.id LIMIT $first`,
-    { provider: options.provider ?? null, prefix: options.scope ? prefixOf(options.scope) : null, first: int(Math.min(Math.max(options.first ?? 500, 1), 10_000)) },
+    {
+      provider: options.provider ?? null,
+      prefix: options.scope ? prefixOf(options.scope) : null,
+      first: int(Math.min(Math.max(options.first ?? 500, 1), 10_000)),
+    },
     { routing: 'READ' },
   );
   return records.map((r) => resourceFromProperties(r.get('p')));

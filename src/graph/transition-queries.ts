@@ -7,7 +7,11 @@ import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 /** One transition by id, or null. */
 export async function getTransition(driver: Driver, id: string): Promise<TransitionRecord | null> {
-  const { records } = await driver.executeQuery('MATCH (t:Transition {id: $id}) RETURN properties(t) AS t', { id }, { routing: 'READ' });
+  const { records } = await driver.executeQuery(
+    'MATCH (t:Transition {id: $id}) RETURN properties(t) AS t',
+    { id },
+    { routing: 'READ' },
+  );
   return records[0] ? transitionFromProperties(records[0].get('t')) : null;
 }
 
@@ -18,14 +22,19 @@ export interface TransitionPage {
   endCursor: string | null;
 }
 
-
 /**
  * Transitions of one resource (transition_resource_time) or of all (transition_observed_at),
  * observed in [since, until], newest first, `first` at a time (1–500).
  */
 export async function listTransitions(
   driver: Driver,
-  options: { resourceId?: string | null; since?: string | null; until?: string | null; first?: number; after?: string | null } = {},
+  options: {
+    resourceId?: string | null;
+    since?: string | null;
+    until?: string | null;
+    first?: number;
+    after?: string | null;
+  } = {},
 ): Promise<TransitionPage> {
   const first = options.first ?? 50;
   if (!Number.isInteger(first) || first < 1 || first > 500) throw badInput('first', 'must be an integer from 1 to 500');
@@ -52,7 +61,9 @@ export async function listTransitions(
     { routing: 'READ' },
   );
   const all = records.map((r) => transitionFromProperties(r.get('t')));
-  const page = all.slice(0, first).map((transition) => ({ transition, cursor: encodeTimeCursor(transition.observedAt, transition.id) }));
+  const page = all
+    .slice(0, first)
+    .map((transition) => ({ transition, cursor: encodeTimeCursor(transition.observedAt, transition.id) }));
   return { transitions: page, hasNextPage: all.length > first, endCursor: page[page.length - 1]?.cursor ?? null };
 }
 

@@ -43,7 +43,9 @@ function parseJson<T>(v: unknown, fallback: T): T {
 /** Builds a record from a Transition node's properties. */
 export function transitionFromProperties(raw: unknown): TransitionRecord {
   const p = toPlain(raw) as Record<string, unknown>;
-  const attribution = parseJson<Attribution | null>(p.attribution, null) ?? noneAttribution({ lookbackSeconds: 0 }, 0, 'no attribution stored');
+  const attribution =
+    parseJson<Attribution | null>(p.attribution, null) ??
+    noneAttribution({ lookbackSeconds: 0 }, 0, 'no attribution stored');
   const decision: TransitionDecision = {
     decision: (p.decision as TransitionDecision['decision'] | null) ?? 'open_incident',
     reasons: Array.isArray(p.decisionReasons) ? p.decisionReasons.map(String) : [],

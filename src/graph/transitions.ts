@@ -40,17 +40,23 @@ export function transitionId(t: { resourceId: string; from: string; to: string; 
 function validate(t: NewTransition): void {
   if (!KindSchema.safeParse(t.kind).success) throw badInput('kind', `unknown kind ${JSON.stringify(t.kind)}`);
   const states = STATES[t.kind] as readonly string[];
-  if (!states.includes(t.from)) throw badInput('from', `${JSON.stringify(t.from)} is not a ${t.kind} state (${states.join(', ')})`);
-  if (!states.includes(t.to)) throw badInput('to', `${JSON.stringify(t.to)} is not a ${t.kind} state (${states.join(', ')})`);
+  if (!states.includes(t.from))
+    throw badInput('from', `${JSON.stringify(t.from)} is not a ${t.kind} state (${states.join(', ')})`);
+  if (!states.includes(t.to))
+    throw badInput('to', `${JSON.stringify(t.to)} is not a ${t.kind} state (${states.join(', ')})`);
   if (t.from === t.to) throw badInput('to', 'a transition changes the state: from and to are equal');
-  if (!DateTime.fromISO(t.observedAt, { setZone: true }).isValid) throw badInput('observedAt', 'must be an ISO-8601 time');
+  if (!DateTime.fromISO(t.observedAt, { setZone: true }).isValid)
+    throw badInput('observedAt', 'must be an ISO-8601 time');
 }
 
 /**
  * Stores a transition idempotently (MERGE on its id; an existing one is returned unchanged, with
  * `created: false`, so a retried poll neither re-attributes nor re-publishes it).
  */
-export async function createTransition(driver: Driver, t: NewTransition): Promise<{ transition: TransitionRecord; created: boolean }> {
+export async function createTransition(
+  driver: Driver,
+  t: NewTransition,
+): Promise<{ transition: TransitionRecord; created: boolean }> {
   validate(t);
   const a = t.attribution;
   const { records } = await driver.executeQuery(
@@ -104,12 +110,22 @@ export async function createTransition(driver: Driver, t: NewTransition): Promis
  * Events already used by transitions of this resource observed in [from, before): the correlator
  * must not let one task explain two transitions of the same kind. On transition_resource_time.
  */
-export async function consumedEventsOf(driver: Driver, resourceId: string, range: { from: string; before: string }): Promise<ConsumedEvent[]> {
+export async function consumedEventsOf(
+  driver: Driver,
+  resourceId: string,
+  range: { from: string; before: string },
+): Promise<ConsumedEvent[]> {
   const { records } = await driver.executeQuery(
     `MATCH (t:Transition) WHERE t.resourceId = $rid AND t.observedAt >= datetime($from) AND t.observedAt < datetime($before)
      RETURN t.fromState AS from, t.toState AS to, coalesce(t.eventIds, []) AS ids ORDER BY t.observedAt`,
     { rid: resourceId, from: range.from, before: range.before },
     { routing: 'READ' },
   );
-  return records.flatMap((r) => (r.get('ids') as string[]).map((eventId) => ({ eventId, from: r.get('from') as string, to: r.get('to') as string })));
+  return records.flatMap((r) =>
+    (r.get('ids') as string[]).map((eventId) => ({
+      eventId,
+      from: r.get('from') as string,
+      to: r.get('to') as string,
+    })),
+  );
 }

@@ -5,7 +5,12 @@ import { resourceFromProperties, type ResourceRecord } from './resource-record.j
 import { toPlain } from './values.js';
 
 /** Edge types along which failure propagates: what runs on, is stored on, depends on or belongs to X. */
-export const IMPACT_TYPES = ['DEPENDS_ON', 'RUNS_ON', 'STORED_ON', 'MEMBER_OF'] as const satisfies readonly RelationshipType[];
+export const IMPACT_TYPES = [
+  'DEPENDS_ON',
+  'RUNS_ON',
+  'STORED_ON',
+  'MEMBER_OF',
+] as const satisfies readonly RelationshipType[];
 
 export const MIN_DEPTH = 1;
 export const MAX_DEPTH = 10;
@@ -57,7 +62,12 @@ export interface Reached {
  * each with its depth and one shortest path. `dependents` walks edges backwards (who is hit if X
  * fails: the blast radius); `dependencies` walks them forwards (what X needs).
  */
-export async function traverse(driver: Driver, id: string, direction: 'dependents' | 'dependencies', maxDepth: number): Promise<Reached[]> {
+export async function traverse(
+  driver: Driver,
+  id: string,
+  direction: 'dependents' | 'dependencies',
+  maxDepth: number,
+): Promise<Reached[]> {
   const q = depthQuantifier(maxDepth);
   const { records } = await driver.executeQuery(
     `MATCH (x:Resource {id: $id})

@@ -29,23 +29,38 @@ async function inSlices<T>(rows: T[], size: number, fn: (slice: T[]) => Promise<
  * update tag. Edges with a missing endpoint or a refused kind pair are skipped into the report.
  * Counts, state changes and skips are added to `report`.
  */
-export async function loadInventory(driver: Driver, rows: InventoryRow[], edges: EdgeInput[], options: LoadOptions, report: IngestReport): Promise<void> {
+export async function loadInventory(
+  driver: Driver,
+  rows: InventoryRow[],
+  edges: EdgeInput[],
+  options: LoadOptions,
+  report: IngestReport,
+): Promise<void> {
   const batchSize = options.batchSize ?? 1000;
   const write = { updateTag: options.updateTag, observedAt: options.observedAt, batchSize };
   // Slices of a few batches: upsertResources/upsertEdges group a call's rows by kind or type in
   // memory (copying as they go) before batching, so one huge call costs more than several small ones.
   const slice = Math.max(batchSize * 5, 1000);
   await inSlices(rows, slice, async (part) => {
-    const res = await upsertResources(driver, part.map((r) => r.resource), write);
+    const res = await upsertResources(
+      driver,
+      part.map((r) => r.resource),
+      write,
+    );
     report.resources.written += res.written;
     report.resources.created += res.created;
     report.stateChanges.push(...res.changes);
   });
-  await clearAttributes(driver, rows.map((r) => ({ id: r.resource.id, keys: r.clear })), { batchSize });
+  await clearAttributes(
+    driver,
+    rows.map((r) => ({ id: r.resource.id, keys: r.clear })),
+    { batchSize },
+  );
   await inSlices(edges, slice, async (part) => {
     const res = await upsertEdges(driver, part, write);
     report.edges.written += res.written;
     report.edges.created += res.created;
-    for (const s of res.skipped) report.skipped.push({ what: 'edge', id: `${s.edge.type} ${s.edge.fromId} -> ${s.edge.toId}`, reason: s.reason });
+    for (const s of res.skipped)
+      report.skipped.push({ what: 'edge', id: `${s.edge.type} ${s.edge.fromId} -> ${s.edge.toId}`, reason: s.reason });
   });
 }

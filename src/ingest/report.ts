@@ -57,7 +57,12 @@ export function newUpdateTag(prefix: string): string {
 }
 
 /** A fresh report for a pass that starts now. */
-export function createReport(provider: Provider, scope: string, updateTag: string, startedAt: string = DateTime.utc().toISO()): IngestReport {
+export function createReport(
+  provider: Provider,
+  scope: string,
+  updateTag: string,
+  startedAt: string = DateTime.utc().toISO(),
+): IngestReport {
   const now = startedAt;
   return {
     provider,
@@ -106,8 +111,13 @@ export function formatProgress(stage: IngestStage, r: IngestReport): string {
     `skipped=${r.skipped.length}`,
     `errors=${r.errors.length}`,
   ];
-  if (stage === 'staleness' || stage === 'done') parts.push(`missing=${r.markedMissing}`, `changes=${r.stateChanges.length}`);
-  if (stage === 'done') parts.push(r.complete ? 'complete' : 'INCOMPLETE (nothing marked missing)', `${(r.durationMs / 1000).toFixed(1)} s`);
+  if (stage === 'staleness' || stage === 'done')
+    parts.push(`missing=${r.markedMissing}`, `changes=${r.stateChanges.length}`);
+  if (stage === 'done')
+    parts.push(
+      r.complete ? 'complete' : 'INCOMPLETE (nothing marked missing)',
+      `${(r.durationMs / 1000).toFixed(1)} s`,
+    );
   return parts.join(' ');
 }
 

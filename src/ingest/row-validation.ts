@@ -24,7 +24,11 @@ export interface RawRow {
  * reason and recorded as a problem (it was not seen, so the scope is not completely seen).
  * The first row of an id wins.
  */
-export function validRows(builders: Array<() => RawRow | RawRow[]>, skipped: SkippedItem[], problems: string[]): ResourceRow[] {
+export function validRows(
+  builders: Array<() => RawRow | RawRow[]>,
+  skipped: SkippedItem[],
+  problems: string[],
+): ResourceRow[] {
   const out = new Map<string, ResourceRow>();
   for (const build of builders) {
     let built: RawRow[];

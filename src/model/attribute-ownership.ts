@@ -5,7 +5,16 @@ export const SCHEDULER_OWNED_KEYS = ['health', 'last_check', 'last_check_at', 'l
 /** Model fields that belong to the provider that reported the resource. */
 export const PROVIDER_OWNED_FIELDS = ['state', 'rawState', 'kind', 'provider', 'id', 'name'] as const;
 /** Bookkeeping fields set by aitia itself. */
-export const SYSTEM_FIELDS = ['slug', 'lifecycle', 'firstSeen', 'lastSeen', 'missingSince', 'updateTag', 'providerAttrKeys', 'lifecycleBeforeMissing'] as const;
+export const SYSTEM_FIELDS = [
+  'slug',
+  'lifecycle',
+  'firstSeen',
+  'lastSeen',
+  'missingSince',
+  'updateTag',
+  'providerAttrKeys',
+  'lifecycleBeforeMissing',
+] as const;
 
 export const HEALTH_MESSAGE =
   'health is scheduler-owned and was not written: it is derived from probes by the scheduler. Observe it with the healthSummary query and checks(resourceId).';
@@ -32,7 +41,10 @@ export function planAttributeUpdate(
   const ignored: AttributePlan['ignored'] = [];
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if ((SCHEDULER_OWNED_KEYS as readonly string[]).includes(key)) {
-      ignored.push({ key, reason: key === 'health' ? HEALTH_MESSAGE : `${key} is scheduler-owned: only health checks write it` });
+      ignored.push({
+        key,
+        reason: key === 'health' ? HEALTH_MESSAGE : `${key} is scheduler-owned: only health checks write it`,
+      });
       continue;
     }
     if ((PROVIDER_OWNED_FIELDS as readonly string[]).includes(key)) {
@@ -44,7 +56,10 @@ export function planAttributeUpdate(
       continue;
     }
     if (resource.providerAttributeKeys.includes(key)) {
-      ignored.push({ key, reason: `${key} is reported by the ${resource.provider} provider; an agent cannot overwrite an observation` });
+      ignored.push({
+        key,
+        reason: `${key} is reported by the ${resource.provider} provider; an agent cannot overwrite an observation`,
+      });
       continue;
     }
     const k = AttributeKeySchema.safeParse(key);
@@ -54,7 +69,12 @@ export function planAttributeUpdate(
       continue;
     }
     const v = AttributeValueSchema.safeParse(value);
-    if (!v.success) return { ok: false, field: `attributes.${key}`, reason: 'must be a string, number, boolean, or an array of those (max 256)' };
+    if (!v.success)
+      return {
+        ok: false,
+        field: `attributes.${key}`,
+        reason: 'must be a string, number, boolean, or an array of those (max 256)',
+      };
     set[key] = v.data;
   }
   const written = Object.keys(set).length;

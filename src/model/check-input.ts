@@ -1,4 +1,10 @@
-import { CheckDefinitionSchema, CheckIntervalSchema, CheckKindSchema, CHECK_KINDS, type CheckDefinition } from './checks.js';
+import {
+  CheckDefinitionSchema,
+  CheckIntervalSchema,
+  CheckKindSchema,
+  CHECK_KINDS,
+  type CheckDefinition,
+} from './checks.js';
 
 /** `createCheck`'s input as GraphQL delivers it (each spec under its kind's name). */
 export interface CreateCheckFields {
@@ -16,7 +22,8 @@ export type ParsedCheckInput =
 const SPEC_KEYS = ['http', 'tcp'] as const;
 
 /** Drops GraphQL's explicit nulls so the spec's defaults apply. */
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
 
 /**
  * Validates createCheck's input: exactly the spec object the kind needs (http → `http`, tcp →
@@ -28,7 +35,12 @@ export function parseCreateCheckInput(input: CreateCheckFields): ParsedCheckInpu
   if (!kind.success) return { ok: false, field: 'input.kind', reason: `must be one of ${CHECK_KINDS.join(', ')}` };
   for (const key of SPEC_KEYS) {
     const given = input[key] !== null && input[key] !== undefined;
-    if (given && key !== kind.data) return { ok: false, field: `input.${key}`, reason: `not used by a ${kind.data} check; give ${kind.data === 'http' || kind.data === 'tcp' ? `input.${kind.data}` : 'no spec'}` };
+    if (given && key !== kind.data)
+      return {
+        ok: false,
+        field: `input.${key}`,
+        reason: `not used by a ${kind.data} check; give ${kind.data === 'http' || kind.data === 'tcp' ? `input.${kind.data}` : 'no spec'}`,
+      };
     if (!given && key === kind.data) return { ok: false, field: `input.${key}`, reason: `required for a ${key} check` };
   }
   const specInput = kind.data === 'http' || kind.data === 'tcp' ? defined(input[kind.data]!) : {};
@@ -39,6 +51,7 @@ export function parseCreateCheckInput(input: CreateCheckFields): ParsedCheckInpu
     return { ok: false, field: ['input', kind.data, ...path].join('.'), reason: issue.message };
   }
   const interval = CheckIntervalSchema.safeParse(input.intervalSeconds ?? undefined);
-  if (!interval.success) return { ok: false, field: 'input.intervalSeconds', reason: interval.error.issues[0]!.message };
+  if (!interval.success)
+    return { ok: false, field: 'input.intervalSeconds', reason: interval.error.issues[0]!.message };
   return { ok: true, definition: parsed.data, intervalSeconds: interval.data, critical: input.critical ?? false };
 }

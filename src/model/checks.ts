@@ -18,22 +18,39 @@ export const CheckResultStatusSchema = z.enum(CHECK_RESULT_STATUSES);
 export type CheckResultStatus = z.infer<typeof CheckResultStatusSchema>;
 
 /** Per-probe timeout: the whole exchange must finish within it, or the check fails. */
-const TimeoutMs = z.number().int().min(100, 'must be at least 100 ms').max(60_000, 'must be at most 60000 ms').default(5000);
+const TimeoutMs = z
+  .number()
+  .int()
+  .min(100, 'must be at least 100 ms')
+  .max(60_000, 'must be at most 60000 ms')
+  .default(5000);
 
 /** http: GET the URL on a fresh connection; pass when the status is the expected one. */
 export const HttpCheckSpecSchema = z.strictObject({
   url: z
     .string()
     .max(2048)
-    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an absolute http:// or https:// URL'),
-  expectedStatus: z.number().int().min(100, 'must be an HTTP status (100–599)').max(599, 'must be an HTTP status (100–599)').default(200),
+    .refine(
+      (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
+      'must be an absolute http:// or https:// URL',
+    ),
+  expectedStatus: z
+    .number()
+    .int()
+    .min(100, 'must be an HTTP status (100–599)')
+    .max(599, 'must be an HTTP status (100–599)')
+    .default(200),
   timeoutMs: TimeoutMs,
 });
 export type HttpCheckSpec = z.infer<typeof HttpCheckSpecSchema>;
 
 /** tcp: open a connection to host:port; pass when it is accepted. */
 export const TcpCheckSpecSchema = z.strictObject({
-  host: z.string().min(1).max(253).regex(/^[A-Za-z0-9.:\-[\]]+$/, 'must be a host name or an IP address'),
+  host: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9.:\-[\]]+$/, 'must be a host name or an IP address'),
   port: z.number().int().min(1, 'must be a port (1–65535)').max(65535, 'must be a port (1–65535)'),
   timeoutMs: TimeoutMs,
 });
@@ -49,7 +66,12 @@ export const CheckDefinitionSchema = z.discriminatedUnion('kind', [
 export type CheckDefinition = z.infer<typeof CheckDefinitionSchema>;
 
 /** Seconds between runs of one check: at least 5 (the scheduler ticks every few seconds), at most a day. */
-export const CheckIntervalSchema = z.number().int().min(5, 'must be at least 5 seconds').max(86_400, 'must be at most 86400 seconds (a day)').default(60);
+export const CheckIntervalSchema = z
+  .number()
+  .int()
+  .min(5, 'must be at least 5 seconds')
+  .max(86_400, 'must be at most 86400 seconds (a day)')
+  .default(60);
 
 /** What an operator reads as the check's target: the URL, host:port, or the property read. */
 export function checkTarget(definition: { kind: string; spec: Record<string, unknown> }): string {

@@ -8,13 +8,17 @@ import { KINDS, type Kind, type Provider } from './kinds.js';
  */
 export const ResourceIdSchema = z
   .string()
-  .regex(/^(proxmox|vcenter|manual):[^\s/][^\s]*$/, 'must look like <provider>:<scope>/<type>/<key>, e.g. proxmox:lab/qemu/101');
+  .regex(
+    /^(proxmox|vcenter|manual):[^\s/][^\s]*$/,
+    'must look like <provider>:<scope>/<type>/<key>, e.g. proxmox:lab/qemu/101',
+  );
 
 /** Builds `<provider>:<path segments joined by />`; segments may not be empty or contain spaces. */
 export function resourceId(provider: Provider, ...segments: Array<string | number>): string {
   for (const s of segments) {
     const text = String(s);
-    if (text === '' || /\s/.test(text)) throw new Error(`resource id segment ${JSON.stringify(text)} is empty or has whitespace`);
+    if (text === '' || /\s/.test(text))
+      throw new Error(`resource id segment ${JSON.stringify(text)} is empty or has whitespace`);
   }
   return `${provider}:${segments.join('/')}`;
 }

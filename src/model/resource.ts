@@ -25,7 +25,11 @@ export const ResourceInputSchema = z
       });
     }
     if (providerOfId(r.id) !== r.provider) {
-      ctx.addIssue({ code: 'custom', path: ['provider'], message: `id ${r.id} does not belong to provider ${r.provider}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['provider'],
+        message: `id ${r.id} does not belong to provider ${r.provider}`,
+      });
     }
   });
 export type ResourceInput = z.infer<typeof ResourceInputSchema>;

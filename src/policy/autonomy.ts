@@ -34,7 +34,8 @@ export function applyAutonomySettings(
   }
   if (autonomy === 'auto' && riskClass === 'destructive') cap('escalate', 'a destructive action is never auto');
   const classDef = policy.risk_classes[riskClass];
-  if (autonomy === 'auto' && !classDef.autonomy_allowed) cap('escalate', `risk class ${riskClass} does not allow autonomy`);
+  if (autonomy === 'auto' && !classDef.autonomy_allowed)
+    cap('escalate', `risk class ${riskClass} does not allow autonomy`);
   if (autonomy === 'auto' && classDef.approval_required !== 'none') {
     cap('escalate', `risk class ${riskClass} requires ${classDef.approval_required} approval`);
   }

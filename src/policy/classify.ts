@@ -46,7 +46,15 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   const forbidden = matchForbiddenAction(input.action, policy.forbidden_actions);
   if (forbidden !== null) {
     const reason = `action "${input.action}" matches forbidden pattern ${forbidden}: refused, and no one can approve it`;
-    return { riskClass: 'destructive', autonomy: 'never', approval: 'not_approvable', matchedRule: null, reasons: [reason], preflight: [], policyDigest: digest };
+    return {
+      riskClass: 'destructive',
+      autonomy: 'never',
+      approval: 'not_approvable',
+      matchedRule: null,
+      reasons: [reason],
+      preflight: [],
+      policyDigest: digest,
+    };
   }
   const reasons: string[] = [];
   const typed = resolveEntityType(target);
@@ -56,7 +64,9 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   if (matchedRule !== null) reasons.push(describeRule(matchedRule));
   else if (!typed.ok) reasons.push(`no rule: ${typed.reason} — fails closed: escalate as ${UNKNOWN_ACTION_RISK}`);
   else if (lookup !== null && !lookup.found) {
-    reasons.push(`no rule: nothing covers "${action}" on ${target.slug} (searched ${lookup.searched.join(' → ')}) — fails closed: escalate as ${UNKNOWN_ACTION_RISK}`);
+    reasons.push(
+      `no rule: nothing covers "${action}" on ${target.slug} (searched ${lookup.searched.join(' → ')}) — fails closed: escalate as ${UNKNOWN_ACTION_RISK}`,
+    );
   }
   const ruleRisk = matchedRule?.riskClass ?? UNKNOWN_ACTION_RISK;
   const ruleAutonomy = matchedRule?.autonomyLevel ?? 'escalate';
@@ -67,7 +77,8 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
       riskClass = to;
     } else reasons.push(`${reason}: already ${riskClass}`);
   };
-  if (input.declaredRiskClass && isRiskier(input.declaredRiskClass, riskClass)) raise(input.declaredRiskClass, `caller declared ${input.declaredRiskClass}`);
+  if (input.declaredRiskClass && isRiskier(input.declaredRiskClass, riskClass))
+    raise(input.declaredRiskClass, `caller declared ${input.declaredRiskClass}`);
   const elevation = elevateByParams(input.params, input.targets?.length ?? 1);
   for (const step of elevation.steps) raise(step.riskClass, `elevated: ${step.reason}`);
   if (action === 'run' || (input.command !== undefined && input.command !== null)) {
@@ -75,13 +86,25 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
     const classified = classifyCommand(command);
     const why = classified.parts.map((p) => `${p.command === command ? '' : `${p.command}: `}${p.reason}`).join('; ');
     const declared = input.declaredRiskClass ? `, whatever the caller declared (${input.declaredRiskClass})` : '';
-    raise(classified.riskClass, `command ${JSON.stringify(command)} classified ${classified.riskClass} (${why})${declared}`);
+    raise(
+      classified.riskClass,
+      `command ${JSON.stringify(command)} classified ${classified.riskClass} (${why})${declared}`,
+    );
   }
   const outcome = applyAutonomySettings(policy, target, entityType, ruleRisk, ruleAutonomy, riskClass);
   reasons.push(...outcome.reasons);
   const preflight = runPreflight(target, action, entityType);
-  for (const p of preflight) reasons.push(`preflight ${p.check}: ${p.ok ? 'ok' : p.blocking ? 'failed, blocking' : 'failed'} — ${p.message}`);
-  return { riskClass, autonomy: outcome.autonomy, approval: approvalFor(policy, outcome.autonomy, riskClass), matchedRule, reasons, preflight, policyDigest: digest };
+  for (const p of preflight)
+    reasons.push(`preflight ${p.check}: ${p.ok ? 'ok' : p.blocking ? 'failed, blocking' : 'failed'} — ${p.message}`);
+  return {
+    riskClass,
+    autonomy: outcome.autonomy,
+    approval: approvalFor(policy, outcome.autonomy, riskClass),
+    matchedRule,
+    reasons,
+    preflight,
+    policyDigest: digest,
+  };
 }
 
 /** Who must approve: nobody when auto, nobody can when never, else at least an operator. */

@@ -1,7 +1,21 @@
-import { hasFlag, judgeWriteTarget, positionals, scanDestructiveText, SPECIAL_CHECKS, type Verdict } from './command-checks.js';
 import {
-  ALWAYS_DESTRUCTIVE, ALWAYS_MUTATING, INTERPRETERS, MAX_POSITIONALS, MUTATING_FLAGS, READ_ONLY_COMMANDS, SHELLS,
-  SUBCOMMAND_TOOLS, type SubcommandRule,
+  hasFlag,
+  judgeWriteTarget,
+  positionals,
+  scanDestructiveText,
+  SPECIAL_CHECKS,
+  type Verdict,
+} from './command-checks.js';
+import {
+  ALWAYS_DESTRUCTIVE,
+  ALWAYS_MUTATING,
+  INTERPRETERS,
+  MAX_POSITIONALS,
+  MUTATING_FLAGS,
+  READ_ONLY_COMMANDS,
+  SHELLS,
+  SUBCOMMAND_TOOLS,
+  type SubcommandRule,
 } from './command-rules.js';
 import { maxRisk, type RiskClass } from './risk.js';
 import { parseShell, type SimpleCommand } from './shell-parse.js';
@@ -35,19 +49,26 @@ export function classifyCommand(command: string): CommandClassification {
 }
 
 function classifyText(text: string, depth: number): CommandPart[] {
-  if (text.trim() === '') return [{ command: text, riskClass: 'config_mutation', reason: 'empty command: nothing to classify' }];
-  if (depth > MAX_DEPTH) return [{ command: text, riskClass: 'config_mutation', reason: 'commands nested too deeply to analyse' }];
+  if (text.trim() === '')
+    return [{ command: text, riskClass: 'config_mutation', reason: 'empty command: nothing to classify' }];
+  if (depth > MAX_DEPTH)
+    return [{ command: text, riskClass: 'config_mutation', reason: 'commands nested too deeply to analyse' }];
   const parsed = parseShell(text);
   const parts: CommandPart[] = [];
   for (const error of parsed.errors) {
     const scan = scanDestructiveText(text);
-    parts.push({ command: text, riskClass: scan?.riskClass ?? 'config_mutation', reason: scan?.reason ?? `cannot be read safely: ${error}` });
+    parts.push({
+      command: text,
+      riskClass: scan?.riskClass ?? 'config_mutation',
+      reason: scan?.reason ?? `cannot be read safely: ${error}`,
+    });
   }
   for (const pipeline of parsed.pipelines) {
     pipeline.forEach((cmd, i) => parts.push(...classifySimple(cmd, { piped: i > 0, fullText: text, depth })));
   }
   for (const body of parsed.substitutions) parts.push(...classifyText(body, depth + 1));
-  if (parts.length === 0) parts.push({ command: text, riskClass: 'read_only', reason: 'comment or empty list: runs nothing' });
+  if (parts.length === 0)
+    parts.push({ command: text, riskClass: 'read_only', reason: 'comment or empty list: runs nothing' });
   return parts;
 }
 
@@ -80,14 +101,19 @@ function classifySimple(cmd: SimpleCommand, ctx: Context): CommandPart[] {
 function classifyShell(name: string, args: string[], ctx: Context, part: (v: Verdict) => CommandPart): CommandPart[] {
   const flags = args.filter((a, i) => a.startsWith('-') && args.slice(0, i).every((b) => b.startsWith('-')));
   const rest = args.slice(flags.length);
-  if (flags.some((f) => /^-[A-Za-z]*c[A-Za-z]*$/.test(f)) && rest[0] !== undefined) return classifyText(rest[0], ctx.depth + 1);
+  if (flags.some((f) => /^-[A-Za-z]*c[A-Za-z]*$/.test(f)) && rest[0] !== undefined)
+    return classifyText(rest[0], ctx.depth + 1);
   const scan = scanDestructiveText(ctx.fullText);
-  const why = rest[0] !== undefined ? `${name} runs script ${rest[0]}, which is not analysed` : `${name} reads commands from ${ctx.piped ? 'a pipe' : 'stdin'}: a command piped into a shell is not read-only`;
+  const why =
+    rest[0] !== undefined
+      ? `${name} runs script ${rest[0]}, which is not analysed`
+      : `${name} reads commands from ${ctx.piped ? 'a pipe' : 'stdin'}: a command piped into a shell is not read-only`;
   return [part(scan ?? { riskClass: 'config_mutation', reason: why })];
 }
 
 function judge(name: string, args: string[], ctx: Context): Verdict {
-  const alias = name === 'gawk' || name === 'mawk' || name === 'nawk' ? 'awk' : name.startsWith('mkfs.') ? 'mkfs' : name;
+  const alias =
+    name === 'gawk' || name === 'mawk' || name === 'nawk' ? 'awk' : name.startsWith('mkfs.') ? 'mkfs' : name;
   const always = ALWAYS_DESTRUCTIVE[alias];
   if (always !== undefined) return { riskClass: 'destructive', reason: `destructive: ${name} ${always}` };
   const mutating = ALWAYS_MUTATING[alias] ?? (alias.includes('kernel') ? 'kernel mutation' : undefined);
@@ -97,13 +123,19 @@ function judge(name: string, args: string[], ctx: Context): Verdict {
   const tool = SUBCOMMAND_TOOLS[alias];
   if (tool !== undefined) return judgeSubcommand(name, tool, args);
   if (INTERPRETERS.has(alias)) {
-    return scanDestructiveText(ctx.fullText) ?? { riskClass: 'config_mutation', reason: `${name} runs a program that is not analysed` };
+    return (
+      scanDestructiveText(ctx.fullText) ?? {
+        riskClass: 'config_mutation',
+        reason: `${name} runs a program that is not analysed`,
+      }
+    );
   }
   if (READ_ONLY_COMMANDS.has(alias)) {
     const flag = (MUTATING_FLAGS[alias] ?? []).find((f) => hasFlag(args, f));
     if (flag !== undefined) return { riskClass: 'config_mutation', reason: `${name} ${flag} writes` };
     const max = MAX_POSITIONALS[alias];
-    if (max !== undefined && positionals(args).length > max) return { riskClass: 'config_mutation', reason: `${name} with arguments changes state` };
+    if (max !== undefined && positionals(args).length > max)
+      return { riskClass: 'config_mutation', reason: `${name} with arguments changes state` };
     return { riskClass: 'read_only', reason: 'read-only allow-list' };
   }
   // Off the list: still look inside its arguments (`ssh host 'mkfs …'`) for destructive intent.
@@ -116,7 +148,9 @@ function judgeSubcommand(label: string, rule: SubcommandRule, args: string[]): V
   const sub = args[i];
   const rest = args.slice(i + 1);
   if (sub === undefined) {
-    return rule.bareIsRead ? { riskClass: 'read_only', reason: 'read-only allow-list' } : { riskClass: 'config_mutation', reason: `${label} without a read-only subcommand: ${OFF_LIST}` };
+    return rule.bareIsRead
+      ? { riskClass: 'read_only', reason: 'read-only allow-list' }
+      : { riskClass: 'config_mutation', reason: `${label} without a read-only subcommand: ${OFF_LIST}` };
   }
   const here = `${label} ${sub}`;
   const nested = rule.nested?.[sub];

@@ -18,17 +18,46 @@ interface Wrapper {
   joinsRest?: boolean;
 }
 
-const ROOT_SHELL: Verdict = { riskClass: 'config_mutation', reason: 'opens a privileged shell, whose commands are not known' };
+const ROOT_SHELL: Verdict = {
+  riskClass: 'config_mutation',
+  reason: 'opens a privileged shell, whose commands are not known',
+};
 const NOTHING: Verdict = { riskClass: 'read_only', reason: 'wraps no command' };
 
 /** Commands that run another command; the risk is that command's. */
 const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   sudo: {
-    valueFlags: ['-u', '-g', '-h', '-p', '-C', '-U', '-r', '-t', '-D', '-R', '-T', '--user', '--group', '--host', '--prompt', '--close-from', '--other-user', '--role', '--type', '--chdir', '--chroot', '--command-timeout'],
+    valueFlags: [
+      '-u',
+      '-g',
+      '-h',
+      '-p',
+      '-C',
+      '-U',
+      '-r',
+      '-t',
+      '-D',
+      '-R',
+      '-T',
+      '--user',
+      '--group',
+      '--host',
+      '--prompt',
+      '--close-from',
+      '--other-user',
+      '--role',
+      '--type',
+      '--chdir',
+      '--chroot',
+      '--command-timeout',
+    ],
     bare: ROOT_SHELL,
   },
   doas: { valueFlags: ['-u', '-C'], bare: ROOT_SHELL },
-  env: { valueFlags: ['-u', '--unset', '-C', '--chdir'], bare: { riskClass: 'read_only', reason: 'env prints the environment' } },
+  env: {
+    valueFlags: ['-u', '--unset', '-C', '--chdir'],
+    bare: { riskClass: 'read_only', reason: 'env prints the environment' },
+  },
   nohup: { bare: NOTHING },
   setsid: { bare: NOTHING },
   time: { valueFlags: ['-f', '--format'], bare: NOTHING },
@@ -41,7 +70,24 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   builtin: { bare: NOTHING },
   busybox: { bare: NOTHING },
   xargs: {
-    valueFlags: ['-I', '-n', '-P', '-L', '-l', '-d', '-E', '-e', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--replace', '--max-lines'],
+    valueFlags: [
+      '-I',
+      '-n',
+      '-P',
+      '-L',
+      '-l',
+      '-d',
+      '-E',
+      '-e',
+      '-s',
+      '-a',
+      '--arg-file',
+      '--delimiter',
+      '--max-args',
+      '--max-procs',
+      '--replace',
+      '--max-lines',
+    ],
     bare: { riskClass: 'read_only', reason: 'xargs without a command only echoes' },
   },
   watch: { valueFlags: ['-n', '--interval', '-g'], joinsRest: true, bare: NOTHING },
@@ -73,10 +119,13 @@ export function unwrapCommand(words: readonly string[]): Unwrapped {
       rest = rest.slice(1);
       continue;
     }
-    if (first === 'for' || first === 'select') return { kind: 'verdict', verdict: { riskClass: 'read_only', reason: 'loop header only binds a variable' } };
-    if (first === 'case' || first === 'function') return { kind: 'verdict', verdict: { riskClass: 'config_mutation', reason: `shell ${first} is not analysed` } };
+    if (first === 'for' || first === 'select')
+      return { kind: 'verdict', verdict: { riskClass: 'read_only', reason: 'loop header only binds a variable' } };
+    if (first === 'case' || first === 'function')
+      return { kind: 'verdict', verdict: { riskClass: 'config_mutation', reason: `shell ${first} is not analysed` } };
     const name = first.includes('/') ? first.slice(first.lastIndexOf('/') + 1) : first;
-    if (name === 'command' && (rest.includes('-v') || rest.includes('-V'))) return { kind: 'verdict', verdict: { riskClass: 'read_only', reason: 'command -v only looks a name up' } };
+    if (name === 'command' && (rest.includes('-v') || rest.includes('-V')))
+      return { kind: 'verdict', verdict: { riskClass: 'read_only', reason: 'command -v only looks a name up' } };
     if (name === 'command') {
       rest = rest.slice(1).filter((w) => w !== '-p');
       continue;

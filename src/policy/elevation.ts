@@ -22,7 +22,9 @@ function readNumber(params: Record<string, unknown>, key: string): Numeric {
   const raw = params[key];
   if (raw === undefined || raw === null) return { kind: 'absent' };
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-  return Number.isFinite(value) ? { kind: 'number', value } : { kind: 'invalid', raw: JSON.stringify(raw) ?? String(raw) };
+  return Number.isFinite(value)
+    ? { kind: 'number', value }
+    : { kind: 'invalid', raw: JSON.stringify(raw) ?? String(raw) };
 }
 
 function isTrue(params: Record<string, unknown>, key: string): boolean {
@@ -50,11 +52,13 @@ export function elevateByParams(params: Record<string, unknown> = {}, targetCoun
   for (const [keys, limit, unit] of checks) {
     for (const key of keys) {
       const n = readNumber(params, key);
-      if (n.kind === 'number' && n.value > limit) raise('config_mutation', `parameter ${key}=${n.value}${unit} exceeds ${limit}${unit}`);
+      if (n.kind === 'number' && n.value > limit)
+        raise('config_mutation', `parameter ${key}=${n.value}${unit} exceeds ${limit}${unit}`);
       if (n.kind === 'invalid') raise('config_mutation', `parameter ${key}=${n.raw} is not a number`);
     }
   }
-  if (targetCount > ELEVATION_LIMITS.targets) raise('config_mutation', `${targetCount} targets exceed ${ELEVATION_LIMITS.targets}`);
+  if (targetCount > ELEVATION_LIMITS.targets)
+    raise('config_mutation', `${targetCount} targets exceed ${ELEVATION_LIMITS.targets}`);
   for (const key of [...FORCE_KEYS, ...SKIP_CHECK_KEYS]) {
     if (isTrue(params, key)) raise('destructive', `parameter ${key}=true bypasses safety checks`);
   }

@@ -14,10 +14,19 @@ export type LifecycleChangePlan =
  * active or provisioning by hand either, because only its provider seeing it again can say so
  * (the next complete sync would mark it missing again). Deprecated and destroyed may always be set.
  */
-export function planLifecycleChange(input: { id: string; current: Lifecycle; wanted: Lifecycle; reason: string }): LifecycleChangePlan {
+export function planLifecycleChange(input: {
+  id: string;
+  current: Lifecycle;
+  wanted: Lifecycle;
+  reason: string;
+}): LifecycleChangePlan {
   const reason = input.reason.trim();
   if (input.wanted === 'missing') {
-    return { ok: false, field: 'lifecycle', reason: 'missing is set by ingest when a complete sync no longer sees a resource; it cannot be set by hand' };
+    return {
+      ok: false,
+      field: 'lifecycle',
+      reason: 'missing is set by ingest when a complete sync no longer sees a resource; it cannot be set by hand',
+    };
   }
   if (input.current === 'missing' && (input.wanted === 'active' || input.wanted === 'provisioning')) {
     return {
@@ -26,7 +35,13 @@ export function planLifecycleChange(input: { id: string; current: Lifecycle; wan
       reason: `${input.id} is missing: its provider no longer reports it, and it becomes active again when the provider sees it; set deprecated or destroyed instead`,
     };
   }
-  if (reason === '') return { ok: false, field: 'reason', reason: 'say why the lifecycle changes (it is kept on the resource for auditors)' };
-  if (reason.length > LIFECYCLE_REASON_MAX) return { ok: false, field: 'reason', reason: `at most ${LIFECYCLE_REASON_MAX} characters, got ${reason.length}` };
+  if (reason === '')
+    return {
+      ok: false,
+      field: 'reason',
+      reason: 'say why the lifecycle changes (it is kept on the resource for auditors)',
+    };
+  if (reason.length > LIFECYCLE_REASON_MAX)
+    return { ok: false, field: 'reason', reason: `at most ${LIFECYCLE_REASON_MAX} characters, got ${reason.length}` };
   return { ok: true, lifecycle: input.wanted, reason, changed: input.current !== input.wanted };
 }

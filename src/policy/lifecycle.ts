@@ -12,7 +12,10 @@ export function checkNewInboundEdge(target: Pick<TargetFacts, 'slug' | 'lifecycl
     return { ok: false, reason: `${target.slug} is destroyed: nothing may depend on it` };
   }
   if (target.lifecycle === 'deprecated') {
-    return { ok: false, reason: `${target.slug} is deprecated: new dependencies on it are refused (existing ones stay)` };
+    return {
+      ok: false,
+      reason: `${target.slug} is deprecated: new dependencies on it are refused (existing ones stay)`,
+    };
   }
   return { ok: true };
 }

@@ -24,7 +24,10 @@ export function parsePolicy(yamlText: string): PolicyParseResult {
   const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     // prettyErrors puts "at line L, column C" on the first line; the rest is a source excerpt.
-    return { ok: false, errors: doc.errors.map((e) => ({ path: '(yaml)', reason: `YAML syntax error: ${e.message.split('\n')[0]}` })) };
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => ({ path: '(yaml)', reason: `YAML syntax error: ${e.message.split('\n')[0]}` })),
+    };
   }
   let data: unknown;
   try {

@@ -59,7 +59,8 @@ export function findRule(policy: Policy, target: TargetFacts, entityType: Entity
     found: true,
     rule: {
       ...ruleSummary(rule, index),
-      matchedBy: rule.scope_entity !== undefined ? 'scope_entity' : rule.entity_type === entityType ? 'type' : 'ancestor',
+      matchedBy:
+        rule.scope_entity !== undefined ? 'scope_entity' : rule.entity_type === entityType ? 'type' : 'ancestor',
     },
   };
 }

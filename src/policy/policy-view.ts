@@ -11,8 +11,21 @@ export interface PolicyView {
   path: string;
   suppression: Policy['attribution']['suppression'];
   globalAutoAct: Policy['autonomy_settings']['global']['auto_act'];
-  riskClasses: Array<{ riskClass: RiskClass; approvalRequired: Policy['risk_classes'][RiskClass]['approval_required']; autonomyAllowed: boolean; description: string | null }>;
-  approvalRules: Array<{ index: number; entityType: string; action: string; scopeEntity: string | null; riskClass: RiskClass; autonomyLevel: AutonomyLevel; note: string | null }>;
+  riskClasses: Array<{
+    riskClass: RiskClass;
+    approvalRequired: Policy['risk_classes'][RiskClass]['approval_required'];
+    autonomyAllowed: boolean;
+    description: string | null;
+  }>;
+  approvalRules: Array<{
+    index: number;
+    entityType: string;
+    action: string;
+    scopeEntity: string | null;
+    riskClass: RiskClass;
+    autonomyLevel: AutonomyLevel;
+    note: string | null;
+  }>;
   forbiddenActions: string[];
   neverAutoAct: Array<{ entity: string; reason: string }>;
   lifecycleOverrides: Array<{ lifecycle: Lifecycle; riskClass: RiskClass; autonomy: AutonomyLevel }>;
@@ -31,9 +44,17 @@ export function viewPolicy({ policy, digest, path }: LoadedPolicy): PolicyView {
     globalAutoAct: settings.global.auto_act,
     riskClasses: RISK_CLASSES.map((riskClass) => {
       const def = policy.risk_classes[riskClass];
-      return { riskClass, approvalRequired: def.approval_required, autonomyAllowed: def.autonomy_allowed, description: def.description ?? null };
+      return {
+        riskClass,
+        approvalRequired: def.approval_required,
+        autonomyAllowed: def.autonomy_allowed,
+        description: def.description ?? null,
+      };
     }),
-    approvalRules: policy.approval_rules.map((rule, index) => ({ ...ruleSummary(rule, index), note: rule.note ?? null })),
+    approvalRules: policy.approval_rules.map((rule, index) => ({
+      ...ruleSummary(rule, index),
+      note: rule.note ?? null,
+    })),
     forbiddenActions: [...new Set([...BUILT_IN_FORBIDDEN_ACTIONS, ...policy.forbidden_actions])],
     neverAutoAct: Object.keys(settings.never_auto_act)
       .sort()

@@ -23,7 +23,14 @@ export function runPreflight(target: TargetFacts, action: string, entityType: st
   if (action !== 'run' || (target.kind !== 'vm' && entityType !== 'vm')) return [];
   const agent = target.attributes?.['qemu_guest_agent'];
   if (typeof agent === 'string' && agent.trim().toLowerCase() === 'running') {
-    return [{ check: 'qemu_guest_agent', ok: true, blocking: false, message: `QEMU guest agent on vm:${target.name} is running` }];
+    return [
+      {
+        check: 'qemu_guest_agent',
+        ok: true,
+        blocking: false,
+        message: `QEMU guest agent on vm:${target.name} is running`,
+      },
+    ];
   }
   return [{ check: 'qemu_guest_agent', ok: false, blocking: true, message: guestAgentBlockedMessage(target.name) }];
 }

@@ -58,10 +58,19 @@ export const PolicySchema = z
     // Added to the built-in forbidden patterns; the built-ins cannot be removed by a policy.
     forbidden_actions: z.array(z.string().regex(/^[a-z0-9_*-]+$/, 'use letters, digits, _ - and * only')).default([]),
     autonomy_settings: z.strictObject({
-      global: z.strictObject({ auto_act: z.enum(['off', 'reversible_low']).default('off') }).default({ auto_act: 'off' }),
+      global: z
+        .strictObject({ auto_act: z.enum(['off', 'reversible_low']).default('off') })
+        .default({ auto_act: 'off' }),
       // entity slug, resource id or entity type → why it must never act on its own
       never_auto_act: z
-        .record(z.string().refine((k) => isEntityRef(k) || isEntityType(k), { message: 'must be a slug, resource id or entity type' }), z.string())
+        .record(
+          z
+            .string()
+            .refine((k) => isEntityRef(k) || isEntityType(k), {
+              message: 'must be a slug, resource id or entity type',
+            }),
+          z.string(),
+        )
         .default({}),
       lifecycle_override: z.partialRecord(z.enum(LIFECYCLES), ClassOverridesSchema).default({}),
     }),
@@ -72,26 +81,46 @@ export const PolicySchema = z
   .superRefine((policy, ctx) => {
     const destructive = policy.risk_classes.destructive;
     if (destructive.autonomy_allowed) {
-      ctx.addIssue({ code: 'custom', path: ['risk_classes', 'destructive', 'autonomy_allowed'], message: 'a destructive action is never autonomous; must be false' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['risk_classes', 'destructive', 'autonomy_allowed'],
+        message: 'a destructive action is never autonomous; must be false',
+      });
     }
     if (destructive.approval_required === 'none') {
-      ctx.addIssue({ code: 'custom', path: ['risk_classes', 'destructive', 'approval_required'], message: 'a destructive action always needs an operator' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['risk_classes', 'destructive', 'approval_required'],
+        message: 'a destructive action always needs an operator',
+      });
     }
     const seen = new Map<string, number>();
     policy.approval_rules.forEach((rule, i) => {
       const key = `${rule.entity_type}|${rule.action}|${rule.scope_entity ?? ''}`;
       const first = seen.get(key);
       if (first !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['approval_rules', i], message: `duplicates approval_rules.${first} (same entity_type, action and scope_entity)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['approval_rules', i],
+          message: `duplicates approval_rules.${first} (same entity_type, action and scope_entity)`,
+        });
       } else seen.set(key, i);
       if (rule.risk_class === 'destructive' && rule.autonomy_level === 'auto') {
-        ctx.addIssue({ code: 'custom', path: ['approval_rules', i, 'autonomy_level'], message: 'a destructive rule cannot be auto; use escalate or never' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['approval_rules', i, 'autonomy_level'],
+          message: 'a destructive rule cannot be auto; use escalate or never',
+        });
       }
       const slug = rule.scope_entity === undefined ? null : parseSlug(rule.scope_entity);
       if (slug?.ok && isEntityType(rule.entity_type)) {
         const kindType = KIND_ENTITY_TYPES[slug.kind];
         if (!isA(rule.entity_type, kindType) && !isA(kindType, rule.entity_type)) {
-          ctx.addIssue({ code: 'custom', path: ['approval_rules', i, 'scope_entity'], message: `${rule.scope_entity} is a ${kindType}, which is never a ${rule.entity_type}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['approval_rules', i, 'scope_entity'],
+            message: `${rule.scope_entity} is a ${kindType}, which is never a ${rule.entity_type}`,
+          });
         }
       }
     });

@@ -28,5 +28,7 @@ export function resolveEntityType(target: TargetFacts): { ok: true; type: Entity
     if (fromKind === undefined) return { ok: false, reason: `kind "${String(target.kind)}" has no entity type` };
     return { ok: true, type: fromKind };
   }
-  return isEntityType(declared) ? { ok: true, type: declared } : { ok: false, reason: `unknown entity type "${declared}"` };
+  return isEntityType(declared)
+    ? { ok: true, type: declared }
+    : { ok: false, reason: `unknown entity type "${declared}"` };
 }

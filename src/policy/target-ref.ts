@@ -1,17 +1,28 @@
 import { parseSlug, ResourceIdSchema } from '../model/ids.js';
 import type { Kind, Lifecycle } from '../model/kinds.js';
-import { ENTITY_TYPE_PARENTS, ENTITY_TYPES, isA, isEntityType, KIND_ENTITY_TYPES, type EntityType } from './entity-types.js';
+import {
+  ENTITY_TYPE_PARENTS,
+  ENTITY_TYPES,
+  isA,
+  isEntityType,
+  KIND_ENTITY_TYPES,
+  type EntityType,
+} from './entity-types.js';
 import type { TargetFacts } from './target-facts.js';
 
 const KIND_TYPES = new Set<string>(Object.values(KIND_ENTITY_TYPES));
-const PARENTS = new Set<string>(ENTITY_TYPES.map((t) => ENTITY_TYPE_PARENTS[t] as string | null).filter((p): p is string => p !== null));
+const PARENTS = new Set<string>(
+  ENTITY_TYPES.map((t) => ENTITY_TYPE_PARENTS[t] as string | null).filter((p): p is string => p !== null),
+);
 
 /**
  * Entity types aitia holds no resource kind for (dns-record, secret, docker-container, …): the
  * concrete leaves of the hierarchy that are not a kind's own type. Agents name them
  * `<type>:<name>` to ask the gate about them; the facts are then only the type and the name.
  */
-export const NON_GRAPH_ENTITY_TYPES: readonly EntityType[] = ENTITY_TYPES.filter((t) => !PARENTS.has(t) && !KIND_TYPES.has(t));
+export const NON_GRAPH_ENTITY_TYPES: readonly EntityType[] = ENTITY_TYPES.filter(
+  (t) => !PARENTS.has(t) && !KIND_TYPES.has(t),
+);
 
 /** How a gate question names its target. */
 export type TargetRef =
@@ -28,14 +39,19 @@ export const TARGET_FORMS =
 export function parseTargetRef(ref: string): { ok: true; ref: TargetRef } | { ok: false; reason: string } {
   const text = ref.trim();
   if (/^(proxmox|vcenter|manual):/.test(text)) {
-    return ResourceIdSchema.safeParse(text).success ? { ok: true, ref: { form: 'id', id: text } } : { ok: false, reason: `"${ref}" is not a valid resource id` };
+    return ResourceIdSchema.safeParse(text).success
+      ? { ok: true, ref: { form: 'id', id: text } }
+      : { ok: false, reason: `"${ref}" is not a valid resource id` };
   }
   const at = text.indexOf(':');
   const prefix = at > 0 ? text.slice(0, at) : '';
   const name = text.slice(at + 1);
   if (at > 0 && name !== '' && isEntityType(prefix) && !KIND_TYPES.has(prefix)) {
     if (!NON_GRAPH_ENTITY_TYPES.includes(prefix)) {
-      return { ok: false, reason: `${prefix} groups other types and is never a thing's own type; name the concrete type` };
+      return {
+        ok: false,
+        reason: `${prefix} groups other types and is never a thing's own type; name the concrete type`,
+      };
     }
     return { ok: true, ref: { form: 'entity', entityType: prefix, name } };
   }
@@ -78,7 +94,9 @@ export function resourceTargetFacts(resource: ResourceFactsSource): { facts: Tar
     if (typeof declared === 'string' && isEntityType(declared) && isA(declared, kindType)) {
       entityType = declared === kindType ? null : declared;
     } else {
-      notes.push(`attribute ${ENTITY_TYPE_ATTRIBUTE}=${JSON.stringify(declared)} ignored: not ${kindType} or a type below it; the gate used ${kindType}`);
+      notes.push(
+        `attribute ${ENTITY_TYPE_ATTRIBUTE}=${JSON.stringify(declared)} ignored: not ${kindType} or a type below it; the gate used ${kindType}`,
+      );
     }
   }
   const facts: TargetFacts = {

@@ -32,7 +32,9 @@ export interface TransitionDecision {
 export function isPrincipal(attribution: TransitionAttribution): boolean {
   const actor = attribution.actor?.trim() ?? '';
   if (actor === '') return false;
-  return attribution.actorKind === 'human' || attribution.actorKind === 'api_token' || attribution.actorKind === 'ha_manager';
+  return (
+    attribution.actorKind === 'human' || attribution.actorKind === 'api_token' || attribution.actorKind === 'ha_manager'
+  );
 }
 
 /**
@@ -41,25 +43,46 @@ export function isPrincipal(attribution: TransitionAttribution): boolean {
  * (the default) opens the incident and records what it would have suppressed; medium confidence
  * never suppresses (annotate); low and none open an incident.
  */
-export function decideTransition(attribution: TransitionAttribution, narrative: string, suppression: SuppressionMode): TransitionDecision {
+export function decideTransition(
+  attribution: TransitionAttribution,
+  narrative: string,
+  suppression: SuppressionMode,
+): TransitionDecision {
   const who = `${attribution.actor ?? 'unknown'} (${attribution.actorKind ?? 'unknown kind'})`;
   if (attribution.confidence === 'medium') {
-    return { decision: 'annotate', reasons: [`medium confidence in ${who}: never suppressed; the incident opens with the attribution as a lead to confirm`] };
+    return {
+      decision: 'annotate',
+      reasons: [
+        `medium confidence in ${who}: never suppressed; the incident opens with the attribution as a lead to confirm`,
+      ],
+    };
   }
   if (attribution.confidence === 'low' || attribution.confidence === 'none') {
-    return { decision: 'open_incident', reasons: [`${attribution.confidence} confidence: the cause is not known, so an incident opens`] };
+    return {
+      decision: 'open_incident',
+      reasons: [`${attribution.confidence} confidence: the cause is not known, so an incident opens`],
+    };
   }
   if (!isPrincipal(attribution)) {
-    return { decision: 'open_incident', reasons: [`high confidence, but ${who} is not a principal: nobody decided this, so an incident opens`] };
+    return {
+      decision: 'open_incident',
+      reasons: [`high confidence, but ${who} is not a principal: nobody decided this, so an incident opens`],
+    };
   }
   const attributed = `high confidence in principal ${who}`;
   if (suppression === 'on') {
-    return { decision: 'suppress', reasons: [`${attributed}; attribution.suppression is on: no incident, no remediation`] };
+    return {
+      decision: 'suppress',
+      reasons: [`${attributed}; attribution.suppression is on: no incident, no remediation`],
+    };
   }
   if (suppression === 'shadow') {
     return {
       decision: 'open_incident',
-      reasons: [`${attributed}; attribution.suppression is shadow: the incident opens`, `would have suppressed: ${narrative}`],
+      reasons: [
+        `${attributed}; attribution.suppression is shadow: the incident opens`,
+        `would have suppressed: ${narrative}`,
+      ],
       wouldHaveSuppressed: narrative,
     };
   }

@@ -32,7 +32,12 @@ function capped(probe: Promise<ProbeOutcome>, timeoutMs: number): Promise<ProbeO
   let timer: NodeJS.Timeout | undefined;
   const cap = new Promise<ProbeOutcome>((resolve) => {
     timer = setTimeout(
-      () => resolve({ status: 'fail', reason: `probe did not finish within ${timeoutMs + HARD_CAP_GRACE_MS} ms`, unreachable: false }),
+      () =>
+        resolve({
+          status: 'fail',
+          reason: `probe did not finish within ${timeoutMs + HARD_CAP_GRACE_MS} ms`,
+          unreachable: false,
+        }),
       timeoutMs + HARD_CAP_GRACE_MS,
     );
   });
@@ -54,7 +59,12 @@ export async function runCheck(due: DueCheck, options: { signal?: AbortSignal } 
     durationMs: Math.max(0, Math.round(performance.now() - t0)),
   });
   const parsed = CheckDefinitionSchema.safeParse({ kind: due.check.kind, spec: due.check.spec });
-  if (!parsed.success) return finish({ status: 'unknown', reason: `stored check spec is invalid: ${parsed.error.issues[0]?.message ?? 'unparseable'}`, unreachable: false });
+  if (!parsed.success)
+    return finish({
+      status: 'unknown',
+      reason: `stored check spec is invalid: ${parsed.error.issues[0]?.message ?? 'unparseable'}`,
+      unreachable: false,
+    });
   const definition = parsed.data;
   try {
     const probe = networkProbe(definition, options.signal);
@@ -64,6 +74,10 @@ export async function runCheck(due: DueCheck, options: { signal?: AbortSignal } 
     return finish(definition.kind === 'proxmox_agent' ? probeGuestAgent(facts) : probeProviderState(facts));
   } catch (err) {
     // Probes do not throw; should one, its check fails with the reason rather than the tick.
-    return finish({ status: 'fail', reason: `probe error: ${err instanceof Error ? err.message : String(err)}`, unreachable: false });
+    return finish({
+      status: 'fail',
+      reason: `probe error: ${err instanceof Error ? err.message : String(err)}`,
+      unreachable: false,
+    });
   }
 }

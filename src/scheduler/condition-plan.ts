@@ -47,7 +47,10 @@ export interface ConditionEvidence {
   checks: Array<{ checkId: string; kind: string; target: string; results: CheckResult[] }>;
 }
 
-const FLAG: Record<CheckConditionType, 'failing' | 'unreachable'> = { check_failing: 'failing', unreachable: 'unreachable' };
+const FLAG: Record<CheckConditionType, 'failing' | 'unreachable'> = {
+  check_failing: 'failing',
+  unreachable: 'unreachable',
+};
 
 function evidenceOf(checks: CheckView[], k: number, summary: string): ConditionEvidence {
   return {
@@ -58,28 +61,59 @@ function evidenceOf(checks: CheckView[], k: number, summary: string): ConditionE
   };
 }
 
-function describe(type: CheckConditionType, checks: CheckView[], k: number, phase: 'open' | 'refresh' | 'resolve'): string {
+function describe(
+  type: CheckConditionType,
+  checks: CheckView[],
+  k: number,
+  phase: 'open' | 'refresh' | 'resolve',
+): string {
   const names = checks.map((c) => `${c.kind} ${c.target}`).join(', ');
   const latest = checks.map((c) => c.results[0]?.reason).find((r) => r);
   const why = latest ? ` (latest: ${latest})` : '';
-  if (phase === 'resolve') return type === 'check_failing' ? `${names} passed ${k} times in a row` : `${names} answered ${k} times in a row`;
-  if (phase === 'refresh') return type === 'check_failing' ? `${names} still failing${why}` : `${names} still not answering${why}`;
-  return type === 'check_failing' ? `${names} failed ${k} times in a row${why}` : `${names} did not answer ${k} times in a row${why}`;
+  if (phase === 'resolve')
+    return type === 'check_failing' ? `${names} passed ${k} times in a row` : `${names} answered ${k} times in a row`;
+  if (phase === 'refresh')
+    return type === 'check_failing' ? `${names} still failing${why}` : `${names} still not answering${why}`;
+  return type === 'check_failing'
+    ? `${names} failed ${k} times in a row${why}`
+    : `${names} did not answer ${k} times in a row${why}`;
 }
 
 /** Plans one resource's condition changes from its checks before and after the tick. */
-export function planConditions(resourceId: string, before: readonly CheckView[], after: readonly CheckView[], k: number): ConditionAction[] {
+export function planConditions(
+  resourceId: string,
+  before: readonly CheckView[],
+  after: readonly CheckView[],
+  k: number,
+): ConditionAction[] {
   const actions: ConditionAction[] = [];
   for (const type of ['check_failing', 'unreachable'] as const) {
     const flag = FLAG[type];
     const wasActive = before.filter((c) => c[flag]);
     const active = after.filter((c) => c[flag]);
     if (active.length > 0) {
-      if (wasActive.length === 0) actions.push({ action: 'open', resourceId, type, evidence: evidenceOf(active, k, describe(type, active, k, 'open')) });
-      else if (active.some((c) => c.ran)) actions.push({ action: 'refresh', resourceId, type, evidence: evidenceOf(active, k, describe(type, active, k, 'refresh')) });
+      if (wasActive.length === 0)
+        actions.push({
+          action: 'open',
+          resourceId,
+          type,
+          evidence: evidenceOf(active, k, describe(type, active, k, 'open')),
+        });
+      else if (active.some((c) => c.ran))
+        actions.push({
+          action: 'refresh',
+          resourceId,
+          type,
+          evidence: evidenceOf(active, k, describe(type, active, k, 'refresh')),
+        });
     } else if (wasActive.length > 0) {
       const recovered = after.filter((c) => wasActive.some((w) => w.id === c.id));
-      actions.push({ action: 'resolve', resourceId, type, evidence: evidenceOf(recovered, k, describe(type, recovered, k, 'resolve')) });
+      actions.push({
+        action: 'resolve',
+        resourceId,
+        type,
+        evidence: evidenceOf(recovered, k, describe(type, recovered, k, 'resolve')),
+      });
     }
   }
   return actions;

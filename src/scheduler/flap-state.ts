@@ -26,11 +26,17 @@ export function stepFlap(state: FlapState, signal: FlapSignal, k: number): { sta
   if (signal === 'fail') {
     const failStreak = state.failStreak + 1;
     const activate = !state.active && failStreak >= k;
-    return { state: { active: state.active || activate, failStreak, passStreak: 0 }, change: activate ? 'activated' : null };
+    return {
+      state: { active: state.active || activate, failStreak, passStreak: 0 },
+      change: activate ? 'activated' : null,
+    };
   }
   const passStreak = state.passStreak + 1;
   const deactivate = state.active && passStreak >= k;
-  return { state: { active: state.active && !deactivate, failStreak: 0, passStreak }, change: deactivate ? 'deactivated' : null };
+  return {
+    state: { active: state.active && !deactivate, failStreak: 0, passStreak },
+    change: deactivate ? 'deactivated' : null,
+  };
 }
 
 /** The failing concern reads the status as it is. */

@@ -31,7 +31,8 @@ export interface HealthScheduler {
 }
 
 function bounded(name: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`health scheduler ${name}: must be an integer from ${min} to ${max}, got ${value}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`health scheduler ${name}: must be an integer from ${min} to ${max}, got ${value}`);
   return value;
 }
 

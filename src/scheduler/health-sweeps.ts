@@ -1,6 +1,11 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { healthWithoutChecks, orphanedCheckConditions, staleUnmonitored, unmonitoredResourceIds } from '../graph/check-sweeps.js';
+import {
+  healthWithoutChecks,
+  orphanedCheckConditions,
+  staleUnmonitored,
+  unmonitoredResourceIds,
+} from '../graph/check-sweeps.js';
 import { openCondition, resolveCondition } from '../graph/conditions.js';
 import { writeHealth } from '../graph/health-write.js';
 import { mapLimit } from '../ingest/map-limit.js';
@@ -31,14 +36,20 @@ export async function runSweeps(
 ): Promise<{ opened: string[]; resolved: string[]; healthWritten: number }> {
   const opened: string[] = [];
   const resolved: string[] = [];
-  const resolve = async (resourceId: string, type: 'unmonitored' | 'check_failing' | 'unreachable', evidence: unknown) => {
+  const resolve = async (
+    resourceId: string,
+    type: 'unmonitored' | 'check_failing' | 'unreachable',
+    evidence: unknown,
+  ) => {
     const r = await resolveCondition(driver, { resourceId, type, evidence });
     if (r.resolved && r.condition) resolved.push(r.condition.id);
   };
 
   const unmonitored = await unmonitoredResourceIds(driver, settings.sweepLimit);
   await mapLimit(unmonitored, settings.concurrency, async (resourceId) => {
-    const done = await ignoreVanished(openCondition(driver, { resourceId, type: 'unmonitored', evidence: UNMONITORED_EVIDENCE }));
+    const done = await ignoreVanished(
+      openCondition(driver, { resourceId, type: 'unmonitored', evidence: UNMONITORED_EVIDENCE }),
+    );
     if (done?.opened) opened.push(done.condition.id);
   });
   const stale = await staleUnmonitored(driver, settings.sweepLimit);
@@ -52,14 +63,22 @@ export async function runSweeps(
   for (const type of ['check_failing', 'unreachable'] as const) {
     const orphaned = await orphanedCheckConditions(driver, type, `"source":"${SCHEDULER_SOURCE}"`, settings.sweepLimit);
     await mapLimit(orphaned, settings.concurrency, (resourceId) =>
-      resolve(resourceId, type, { source: SCHEDULER_SOURCE, reason: 'no check keeps it open any more: the check that opened it was removed' }),
+      resolve(resourceId, type, {
+        source: SCHEDULER_SOURCE,
+        reason: 'no check keeps it open any more: the check that opened it was removed',
+      }),
     );
   }
   const lost = await healthWithoutChecks(driver, settings.sweepLimit);
   const at = DateTime.utc().toISO();
   const healthWritten = await writeHealth(
     driver,
-    lost.map((resourceId) => ({ resourceId, health: 'unknown' as const, lastCheck: summariseHealth(deriveHealth([]), null), at })),
+    lost.map((resourceId) => ({
+      resourceId,
+      health: 'unknown' as const,
+      lastCheck: summariseHealth(deriveHealth([]), null),
+      at,
+    })),
   );
   return { opened, resolved, healthWritten };
 }

@@ -14,7 +14,15 @@ import { runSweeps } from './health-sweeps.js';
 import { ignoreVanished, type TickReport, type TickSettings } from './tick-types.js';
 
 function viewOf(c: CheckRecord, ran: boolean): CheckView {
-  return { id: c.id, kind: c.kind, target: checkTarget(c), failing: c.failing.active, unreachable: c.unreachable.active, results: c.results, ran };
+  return {
+    id: c.id,
+    kind: c.kind,
+    target: checkTarget(c),
+    failing: c.failing.active,
+    unreachable: c.unreachable.active,
+    results: c.results,
+    ran,
+  };
 }
 
 /**
@@ -30,8 +38,21 @@ export async function runHealthTick(
   options: { all?: boolean; signal?: AbortSignal } = {},
 ): Promise<TickReport> {
   const t0 = performance.now();
-  const report: TickReport = { checksRun: 0, pass: 0, fail: 0, unknown: 0, healthWritten: 0, opened: [], resolved: [], durationMs: 0 };
-  const due = await dueChecks(driver, { now: DateTime.utc().toISO(), limit: settings.maxChecksPerTick, all: options.all ?? false });
+  const report: TickReport = {
+    checksRun: 0,
+    pass: 0,
+    fail: 0,
+    unknown: 0,
+    healthWritten: 0,
+    opened: [],
+    resolved: [],
+    durationMs: 0,
+  };
+  const due = await dueChecks(driver, {
+    now: DateTime.utc().toISO(),
+    limit: settings.maxChecksPerTick,
+    all: options.all ?? false,
+  });
   const results = new Map<string, CheckResult>();
   await mapLimit(due, settings.concurrency, async (d) => {
     if (options.signal?.aborted) return;
@@ -50,30 +71,54 @@ export async function runHealthTick(
     const unreachable = stepFlap(d.check.unreachable, unreachableSignal(result), settings.k).state;
     const nextDueAt = DateTime.fromISO(result.at, { zone: 'utc' }).plus({ seconds: d.check.intervalSeconds }).toISO()!;
     runs.push({ checkId: d.check.id, result, nextDueAt, failing, unreachable });
-    ranAfter.set(d.check.id, { ...d.check, results: [result, ...d.check.results].slice(0, settings.historySize), failing, unreachable, lastRunAt: result.at, nextDueAt });
+    ranAfter.set(d.check.id, {
+      ...d.check,
+      results: [result, ...d.check.results].slice(0, settings.historySize),
+      failing,
+      unreachable,
+      lastRunAt: result.at,
+      nextDueAt,
+    });
   }
   report.checksRun = runs.length;
 
-  const byResource = await checksOfResources(driver, [...new Set(due.filter((d) => results.has(d.check.id)).map((d) => d.check.resourceId))]);
+  const byResource = await checksOfResources(driver, [
+    ...new Set(due.filter((d) => results.has(d.check.id)).map((d) => d.check.resourceId)),
+  ]);
   const actions: ConditionAction[] = [];
   const health: HealthRow[] = [];
   const at = DateTime.utc().toISO();
   for (const [resourceId, stored] of byResource) {
     const after = stored.map((c) => ranAfter.get(c.id) ?? c);
-    actions.push(...planConditions(resourceId, stored.map((c) => viewOf(c, false)), after.map((c) => viewOf(c, ranAfter.has(c.id))), settings.k));
+    actions.push(
+      ...planConditions(
+        resourceId,
+        stored.map((c) => viewOf(c, false)),
+        after.map((c) => viewOf(c, ranAfter.has(c.id))),
+        settings.k,
+      ),
+    );
     const verdict = deriveHealth(after.map((c) => ({ status: c.results[0]?.status ?? null, critical: c.critical })));
     const failed = after.find((c) => c.results[0]?.status === 'fail');
-    const firstFailure = failed ? `${failed.kind} ${checkTarget(failed)}: ${failed.results[0]!.reason ?? 'failed'}` : null;
+    const firstFailure = failed
+      ? `${failed.kind} ${checkTarget(failed)}: ${failed.results[0]!.reason ?? 'failed'}`
+      : null;
     health.push({ resourceId, health: verdict.health, lastCheck: summariseHealth(verdict, firstFailure), at });
   }
 
   await mapLimit(actions, settings.concurrency, async (a) => {
     if (a.action === 'resolve') {
-      const { condition, resolved } = await resolveCondition(driver, { resourceId: a.resourceId, type: a.type, evidence: a.evidence });
+      const { condition, resolved } = await resolveCondition(driver, {
+        resourceId: a.resourceId,
+        type: a.type,
+        evidence: a.evidence,
+      });
       if (resolved && condition) report.resolved.push(condition.id);
       return;
     }
-    const done = await ignoreVanished(openCondition(driver, { resourceId: a.resourceId, type: a.type, evidence: a.evidence }));
+    const done = await ignoreVanished(
+      openCondition(driver, { resourceId: a.resourceId, type: a.type, evidence: a.evidence }),
+    );
     if (done?.opened) report.opened.push(done.condition.id);
   });
   await recordCheckRuns(driver, runs, settings.historySize);

@@ -55,7 +55,11 @@ export function startProxmoxPoller(options: ProxmoxPollerOptions): ProxmoxPoller
         durationMs: report.durationMs,
       };
       if (report.complete) options.log.info(summary, 'proxmox inventory pass');
-      else options.log.warn({ ...summary, firstErrors: report.errors.slice(0, 3) }, 'proxmox inventory pass incomplete: nothing marked missing');
+      else
+        options.log.warn(
+          { ...summary, firstErrors: report.errors.slice(0, 3) },
+          'proxmox inventory pass incomplete: nothing marked missing',
+        );
       await options.onReport?.(report);
     } catch (err) {
       options.log.error({ err }, 'proxmox inventory pass failed');

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../correlator/runner.js';
 import type { TransitionRecord } from '../graph/transition-record.js';
@@ -40,7 +41,8 @@ export interface StatePollResult {
 export async function suppressionFromPolicy(path?: string): Promise<SuppressionMode> {
   const file = path ?? DEFAULT_POLICY_PATH;
   const loaded = await loadPolicyFile(file);
-  if (!loaded.ok) throw new Error(`policy ${file} is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.reason}`).join('; ')}`);
+  if (!loaded.ok)
+    throw new Error(`policy ${file} is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.reason}`).join('; ')}`);
   return loaded.policy.attribution.suppression;
 }
 
@@ -50,11 +52,18 @@ export async function suppressionFromPolicy(path?: string): Promise<SuppressionM
  * state changes; (3) correlation: each change becomes a stored, attributed, gated Transition.
  * Used by the poller and by `aitia ingest proxmox --once`.
  */
-export async function runProxmoxStatePoll(driver: Driver, client: ProxmoxClient, options: StatePollOptions = {}): Promise<StatePollResult> {
+export async function runProxmoxStatePoll(
+  driver: Driver,
+  client: ProxmoxClient,
+  options: StatePollOptions = {},
+): Promise<StatePollResult> {
   const suppression = options.suppression ?? (await suppressionFromPolicy(options.policyFile));
   const tasks = await syncProxmoxTasks(driver, client, options.tasks);
   options.onTasks?.(formatTaskSync(tasks), tasks);
-  const inventory = await syncProxmox(driver, client, { ...options.inventory, onProgress: options.inventory?.onProgress ?? options.onProgress });
+  const inventory = await syncProxmox(driver, client, {
+    ...options.inventory,
+    onProgress: options.inventory?.onProgress ?? options.onProgress,
+  });
   const linkedEvents = await linkEventsToResources(driver, tasks.unlinkedResourceIds);
   const correlation = await correlateChanges(driver, inventory.stateChanges, {
     observedAt: inventory.startedAt,
@@ -66,9 +75,23 @@ export async function runProxmoxStatePoll(driver: Driver, client: ProxmoxClient,
   return { tasks, inventory, linkedEvents, correlation };
 }
 
-/** The task stage in one line: `proxmox:lab tasks: nodes=3 listed=12 events=12 new=4 updated=1 skipped=0 errors=0`. */
+/**
+ * The task stage in one line, with the window it read (the earliest `since` of any node), so an
+ * empty read says where it looked: `proxmox:lab tasks: nodes=3 since=2026-05-13T02:00:00Z
+ * listed=12 events=12 new=4 updated=1 skipped=0 errors=0`.
+ */
 export function formatTaskSync(t: TaskSyncReport): string {
-  return `${t.scope} tasks: nodes=${t.nodes.length} listed=${t.nodes.reduce((n, x) => n + x.listed, 0)} events=${t.events.written} new=${t.events.created} updated=${t.events.updated} skipped=${t.skipped.length} errors=${t.errors.length}`;
+  const since =
+    t.nodes.length > 0
+      ? DateTime.fromSeconds(Math.min(...t.nodes.map((n) => n.since)), { zone: 'utc' }).toISO({
+          suppressMilliseconds: true,
+        })
+      : 'none';
+  const listed = t.nodes.reduce((n, x) => n + x.listed, 0);
+  const line = `${t.scope} tasks: nodes=${t.nodes.length} since=${since} listed=${listed} events=${t.events.written} new=${t.events.created} updated=${t.events.updated} skipped=${t.skipped.length} errors=${t.errors.length}`;
+  return listed === 0 && t.nodes.length > 0
+    ? `${line} (no task started in the window; the first read of a node goes back AITIA_PROXMOX_BACKFILL_HOURS)`
+    : line;
 }
 
 /** One line per stage (tasks, state, transitions) for logs and the CLI. */
@@ -87,14 +110,38 @@ export function formatStatePoll(r: StatePollResult): string[] {
  * tasks → inventory → correlation, logs the task and transition stages, and hands the poller the
  * inventory report it logs itself. The policy's suppression mode is read once, at the first pass.
  */
-export function statePollPass(options: StatePollOptions & { log: Logger; onResult?: (result: StatePollResult) => void }) {
+export function statePollPass(
+  options: StatePollOptions & { log: Logger; onResult?: (result: StatePollResult) => void },
+) {
   let suppression: Promise<SuppressionMode> | null = options.suppression ? Promise.resolve(options.suppression) : null;
   return async (driver: Driver, client: ProxmoxClient, sync: SyncProxmoxOptions): Promise<IngestReport> => {
     suppression ??= suppressionFromPolicy(options.policyFile);
-    const result = await runProxmoxStatePoll(driver, client, { ...options, suppression: await suppression, inventory: { ...options.inventory, ...sync } });
+    const result = await runProxmoxStatePoll(driver, client, {
+      ...options,
+      suppression: await suppression,
+      inventory: { ...options.inventory, ...sync },
+    });
     const [tasks, , transitions] = formatStatePoll(result);
-    options.log.info({ scope: result.tasks.scope, complete: result.tasks.complete, events: result.tasks.events, skipped: result.tasks.skipped.length, errors: result.tasks.errors.slice(0, 3) }, tasks!);
-    options.log.info({ created: result.correlation.created.map((t) => ({ id: t.id, confidence: t.attribution.confidence, decision: t.decision.decision })) }, transitions!);
+    options.log.info(
+      {
+        scope: result.tasks.scope,
+        complete: result.tasks.complete,
+        events: result.tasks.events,
+        skipped: result.tasks.skipped.length,
+        errors: result.tasks.errors.slice(0, 3),
+      },
+      tasks!,
+    );
+    options.log.info(
+      {
+        created: result.correlation.created.map((t) => ({
+          id: t.id,
+          confidence: t.attribution.confidence,
+          decision: t.decision.decision,
+        })),
+      },
+      transitions!,
+    );
     for (const e of result.correlation.errors) options.log.error(e, 'transition not stored');
     options.onResult?.(result);
     return result.inventory;

@@ -32,4 +32,3 @@ export async function ignoreVanished<T>(write: Promise<T>): Promise<T | null> {
     throw err;
   }
 }
-

@@ -8,7 +8,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { authPlugin, principals } from './auth.js';
 import type { AppServices, RequestContext } from './context.js';
 import { makeMaskError } from './errors.js';
-import { renderLocalGraphiQL } from './graphiql.js';
+import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { createLoaders } from './loaders.js';
 import { buildSchema } from './schema.js';
 import type { TokenStore } from './tokens.js';
@@ -24,11 +24,14 @@ export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens
 const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => setExecuteFn(execute as never) };
 
 /** The GraphQL app at /graphql: auth, limits, masking, per-request DataLoaders. */
-export function createGraphqlApp(services: AppServices, tokens: TokenStore): YogaServerInstance<Record<string, never>, RequestContext> {
+export function createGraphqlApp(
+  services: AppServices,
+  tokens: TokenStore,
+): YogaServerInstance<Record<string, never>, RequestContext> {
   return createYoga<Record<string, never>, RequestContext>({
     schema: buildSchema() as never,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'aitia', defaultQuery: '# Set the header Authorization: Bearer <token> below, then:\n{ about { version principal role } }\n' },
+    graphiql: GRAPHIQL_DEFAULTS,
     renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     logging: false,

@@ -10,13 +10,22 @@ const InputSchema = z.object({
     .string()
     .trim()
     .max(CLASSIFY_LIMITS.actionChars, `at most ${CLASSIFY_LIMITS.actionChars} characters`)
-    .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must be an action name of letters, digits, - and _ (restart, cache-clear, run)'),
+    .regex(
+      /^[A-Za-z][A-Za-z0-9_-]*$/,
+      'must be an action name of letters, digits, - and _ (restart, cache-clear, run)',
+    ),
   params: z
     .unknown()
-    .refine((v) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v)), 'must be a JSON object of parameter → value')
+    .refine(
+      (v) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v)),
+      'must be a JSON object of parameter → value',
+    )
     .optional(),
   command: z.string().max(CLASSIFY_LIMITS.commandChars, `at most ${CLASSIFY_LIMITS.commandChars} characters`).nullish(),
-  targets: z.array(z.string().min(1, 'must not be empty')).max(CLASSIFY_LIMITS.targets, `at most ${CLASSIFY_LIMITS.targets} targets`).nullish(),
+  targets: z
+    .array(z.string().min(1, 'must not be empty'))
+    .max(CLASSIFY_LIMITS.targets, `at most ${CLASSIFY_LIMITS.targets} targets`)
+    .nullish(),
 });
 
 /** The GraphQL input, as the generated types give it. */

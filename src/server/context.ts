@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { LoadedPolicy } from '../policy/startup.js';
 import type { Loaders } from './loaders.js';
 import type { Principal } from './permissions.js';
+import type { TransitionPubSub } from './transition-pubsub.js';
 
 /** Long-lived things the resolvers use; built once at start. */
 export interface AppServices {
@@ -11,10 +12,10 @@ export interface AppServices {
   version: string;
   /** The gate's policy, loaded at start; absent only where a caller built services without one. */
   policy?: LoadedPolicy;
-  /** The transition bus for `transitionObserved`; default the process's (src/server/transition-pubsub.ts). */
   /** The correlator's provider clock tolerance (AITIA_CLOCK_SKEW_SECONDS); default 5 s. */
   clockSkewSeconds?: number;
-  transitionPubSub?: import('./transition-pubsub.js').TransitionPubSub;
+  /** The transition bus for `transitionObserved`; default the process's (src/server/transition-pubsub.ts). */
+  transitionPubSub?: TransitionPubSub;
 }
 
 /** What every resolver receives: the services, the caller, and this request's DataLoaders. */

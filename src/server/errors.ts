@@ -17,7 +17,12 @@ function isGraphQLError(e: unknown): e is GraphQLErrorLike {
 }
 
 function isAitiaError(e: unknown): e is AitiaError {
-  return typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AitiaError' && typeof (e as { code?: unknown }).code === 'string';
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e as { name?: unknown }).name === 'AitiaError' &&
+    typeof (e as { code?: unknown }).code === 'string'
+  );
 }
 
 /**
@@ -36,7 +41,11 @@ export function makeMaskError(log: Logger) {
     if (isAitiaError(original)) {
       return createGraphQLError(original.message, {
         ...(path ? { path } : {}),
-        extensions: { code: original.code, ...(original.field ? { field: original.field } : {}), ...(original.details ?? {}) },
+        extensions: {
+          code: original.code,
+          ...(original.field ? { field: original.field } : {}),
+          ...(original.details ?? {}),
+        },
       });
     }
     if (isGraphQLError(original)) return original as unknown as Error;

@@ -21,12 +21,22 @@ export async function resolveGateTarget(driver: Driver, ref: string, field: stri
   if (parsed.ref.form === 'entity') {
     return { facts: entityTargetFacts(parsed.ref.entityType, parsed.ref.name), notes: [], resource: null };
   }
-  const resource = await resolveInputResource(driver, parsed.ref.form === 'id' ? { id: parsed.ref.id } : { slug: parsed.ref.slug }, ref, field);
+  const resource = await resolveInputResource(
+    driver,
+    parsed.ref.form === 'id' ? { id: parsed.ref.id } : { slug: parsed.ref.slug },
+    ref,
+    field,
+  );
   return { ...resourceTargetFacts(resource), resource };
 }
 
 /** A resource named in input, with NOT_FOUND and slug errors re-labelled as bad input in `field`. */
-export async function resolveInputResource(driver: Driver, by: { id?: string; slug?: string }, ref: string, field: string): Promise<ResourceRecord> {
+export async function resolveInputResource(
+  driver: Driver,
+  by: { id?: string; slug?: string },
+  ref: string,
+  field: string,
+): Promise<ResourceRecord> {
   try {
     return await resolveResource(driver, by, field);
   } catch (err) {

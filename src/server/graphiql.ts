@@ -1,24 +1,67 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, extname, join } from 'node:path';
 import { renderGraphiQL, type GraphiQLOptions } from 'graphql-yoga';
 import { findPackageRoot } from '../package-root.js';
 
 /** Where GraphiQL's assets are served from: the same origin, so the page works offline. */
 export const GRAPHIQL_ASSET_PREFIX = '/graphql/assets/';
 const CDN = /https:\/\/unpkg\.com\/@graphql-yoga\/graphiql@([0-9][^/]*)\/dist\//g;
+// Yoga's page fetches its favicon from GitHub; ours is inline, so nothing leaves the machine.
+const FAVICON = /<link rel=icon href=[^>]*>/;
+const LOCAL_FAVICON =
+  '<link rel=icon href="data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#1f6feb"/>' +
+      '<text x="8" y="12" font-size="10" text-anchor="middle" fill="#fff" font-family="sans-serif">a</text></svg>',
+  ) +
+  '">';
 
-const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 
-/** The vendored assets (scripts/fetch-graphiql.mjs) matching yoga's GraphiQL version, or null. */
-export function graphiqlAssetDir(): string | null {
-  const version = /@graphql-yoga\/graphiql@([0-9][^/]*)\/dist\//.exec(renderGraphiQL({}))?.[1];
-  const dir = version ? join(findPackageRoot(), 'vendor', 'graphiql', version) : null;
-  return dir && existsSync(join(dir, 'yoga-graphiql.umd.js')) ? dir : null;
+/** What GraphiQL opens on: an aitia query and where the token goes. */
+export const GRAPHIQL_DEFAULTS: GraphiQLOptions = {
+  title: 'aitia',
+  defaultQuery: [
+    '# aitia answers only with a bearer token: put yours in the Headers tab below,',
+    '# replacing <token> (the agent or operator token printed at first start).',
+    '{',
+    '  about { version principal role policyDigest }',
+    '  resources(first: 5) { totalCount edges { node { slug state } } }',
+    '}',
+    '',
+  ].join('\n'),
+  headers: JSON.stringify({ Authorization: 'Bearer <token>' }, null, 2),
+};
+
+/** The GraphiQL version yoga's page is written for. */
+export function graphiqlVersionOfYoga(): string | null {
+  return /@graphql-yoga\/graphiql@([0-9][^/]*)\/dist\//.exec(renderGraphiQL({}))?.[1] ?? null;
 }
 
-/** Yoga's GraphiQL page with its CDN links pointed at our own asset route. */
+/**
+ * The assets of the pinned `@graphql-yoga/graphiql` dependency, when its version is the one yoga's
+ * page names (a test keeps the two equal); null otherwise.
+ */
+export function graphiqlAssetDir(): string | null {
+  const require = createRequire(join(findPackageRoot(), 'package.json'));
+  try {
+    const pkgFile = require.resolve('@graphql-yoga/graphiql/package.json');
+    const { version } = JSON.parse(readFileSync(pkgFile, 'utf8')) as { version: string };
+    return version === graphiqlVersionOfYoga() ? join(dirname(pkgFile), 'dist') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Yoga's GraphiQL page with its CDN links pointed at our own asset route and a local favicon. */
 export function renderLocalGraphiQL(opts: GraphiQLOptions | undefined): string {
-  return renderGraphiQL(opts ?? {}).replace(CDN, GRAPHIQL_ASSET_PREFIX);
+  return renderGraphiQL({ ...GRAPHIQL_DEFAULTS, ...opts })
+    .replace(CDN, GRAPHIQL_ASSET_PREFIX)
+    .replace(FAVICON, LOCAL_FAVICON);
 }
 
 function listFiles(dir: string, prefix = ''): string[] {

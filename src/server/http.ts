@@ -6,16 +6,23 @@ import { createGraphqlApp } from './app.js';
 import { GRAPHIQL_ASSET_PREFIX, createAssetHandler, graphiqlAssetDir } from './graphiql.js';
 import type { TokenStore } from './tokens.js';
 
-const READY_TIMEOUT_MS = 3000;
+/** How long /readyz waits for Neo4j before answering 503 (the Docker healthcheck allows more). */
+export const READY_TIMEOUT_MS = 3000;
 
 /** Is Neo4j reachable and the schema at the code's migration version? */
 async function readiness(driver: Driver): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
   let timer: NodeJS.Timeout | undefined;
   try {
     // A probe must answer quickly: the driver would otherwise retry for ~30 s before giving up.
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)));
+    const timeout = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)),
+    );
     const version = await Promise.race([appliedVersion(driver), timeout]);
-    return { ready: version >= LATEST_MIGRATION, detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION } };
+    return {
+      ready: version >= LATEST_MIGRATION,
+      detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION },
+    };
   } catch (err) {
     return { ready: false, detail: { neo4j: 'unreachable', error: (err as Error).message } };
   } finally {
@@ -27,7 +34,10 @@ async function readiness(driver: Driver): Promise<{ ready: boolean; detail: Reco
 export function createHttpServer(services: AppServices, tokens: TokenStore): Server {
   const yoga = createGraphqlApp(services, tokens);
   const assetDir = graphiqlAssetDir();
-  if (!assetDir) services.log.warn('GraphiQL assets not found under vendor/graphiql (run npm run assets); the browser page will not load offline');
+  if (!assetDir)
+    services.log.warn(
+      'GraphiQL assets not found: @graphql-yoga/graphiql is missing or not the version graphql-yoga names (npm ci); the browser page will not load offline',
+    );
   const asset = assetDir ? createAssetHandler(assetDir) : () => null;
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -37,13 +47,16 @@ export function createHttpServer(services: AppServices, tokens: TokenStore): Ser
     }
     if (path === '/readyz') {
       void readiness(services.driver).then(({ ready, detail }) => {
-        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));
+        res
+          .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));
       });
       return;
     }
     if (path?.startsWith(GRAPHIQL_ASSET_PREFIX) && req.method === 'GET') {
       const found = asset(path);
-      if (found) res.writeHead(200, { 'content-type': found.type, 'cache-control': 'public, max-age=86400' }).end(found.body);
+      if (found)
+        res.writeHead(200, { 'content-type': found.type, 'cache-control': 'public, max-age=86400' }).end(found.body);
       else res.writeHead(404).end();
       return;
     }
@@ -51,12 +64,18 @@ export function createHttpServer(services: AppServices, tokens: TokenStore): Ser
       void yoga.handle(req, res);
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found', endpoints: ['/graphql', '/healthz', '/readyz'] }));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'not found', endpoints: ['/graphql', '/healthz', '/readyz'] }));
   });
 }
 
 /** Listens and resolves with the bound address (port 0 picks a free one, for tests). */
-export function listen(server: Server, host: string, port: number): Promise<{ host: string; port: number; url: string }> {
+export function listen(
+  server: Server,
+  host: string,
+  port: number,
+): Promise<{ host: string; port: number; url: string }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

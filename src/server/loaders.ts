@@ -1,6 +1,14 @@
 import DataLoader from 'dataloader';
 import type { Driver } from 'neo4j-driver';
-import { conditionsOfMany, getResourcesByIds, relationsOfMany, type ConditionRecord, type Direction, type EdgeRecord, type ResourceRecord } from '../graph/index.js';
+import {
+  conditionsOfMany,
+  getResourcesByIds,
+  relationsOfMany,
+  type ConditionRecord,
+  type Direction,
+  type EdgeRecord,
+  type ResourceRecord,
+} from '../graph/index.js';
 import type { RelationshipType } from '../model/index.js';
 import { groupBy } from '../util/group-by.js';
 
@@ -15,7 +23,6 @@ interface ConditionsKey {
   id: string;
   status: 'open' | 'resolved' | null;
 }
-
 
 /**
  * Per-request DataLoaders (keys sharing their non-id options are grouped into one query): a page of N resources with their relations, relation endpoints and
@@ -32,7 +39,11 @@ export function createLoaders(driver: Driver) {
       const results = new Map<string, EdgeRecord[]>();
       for (const [, group] of groupBy(keys, (k) => `${k.types?.join(',') ?? '*'}|${k.direction}|${k.includeStale}`)) {
         const first = group[0]!;
-        const byId = await relationsOfMany(driver, group.map((k) => k.id), { types: first.types, direction: first.direction, includeStale: first.includeStale });
+        const byId = await relationsOfMany(
+          driver,
+          group.map((k) => k.id),
+          { types: first.types, direction: first.direction, includeStale: first.includeStale },
+        );
         for (const k of group) results.set(relationsCacheKey(k), byId.get(k.id) ?? []);
       }
       return keys.map((k) => results.get(relationsCacheKey(k)) ?? []);
@@ -44,7 +55,11 @@ export function createLoaders(driver: Driver) {
     async (keys) => {
       const results = new Map<string, ConditionRecord[]>();
       for (const [, group] of groupBy(keys, (k) => k.status ?? '*')) {
-        const byId = await conditionsOfMany(driver, group.map((k) => k.id), group[0]!.status);
+        const byId = await conditionsOfMany(
+          driver,
+          group.map((k) => k.id),
+          group[0]!.status,
+        );
         for (const k of group) results.set(`${k.id}|${k.status}`, byId.get(k.id) ?? []);
       }
       return keys.map((k) => results.get(`${k.id}|${k.status}`) ?? []);

@@ -16,5 +16,9 @@ export function loadTypeDefs(): string[] {
 
 /** Schema-first: the SDL files plus the resolvers, one file per area. */
 export function buildSchema(): GraphQLSchema {
-  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: resolvers as never, inheritResolversFromInterfaces: true });
+  return makeExecutableSchema({
+    typeDefs: loadTypeDefs(),
+    resolvers: resolvers as never,
+    inheritResolversFromInterfaces: true,
+  });
 }

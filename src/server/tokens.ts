@@ -24,9 +24,11 @@ export function sha256Hex(text: string): string {
 export function readTokensFile(path: string): TokenEntry[] {
   let json: unknown;
   try {
+    // Docker leaves a directory where a bind-mounted file did not exist yet: say so plainly.
+    if (statSync(path).isDirectory()) throw new Error('is a directory, not a file; remove it and add a token again');
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`tokens file ${path}: ${(err as Error).message}`);
+    throw new Error(`tokens file ${path}: ${(err as Error).message}`, { cause: err });
   }
   const parsed = TokensFileSchema.safeParse(json);
   if (!parsed.success) throw new Error(`tokens file ${path}: ${describeZodIssues(parsed.error.issues)}`);
@@ -86,7 +88,8 @@ export function newToken(role: Role): string {
 /** Adds a token for `name`/`role` to the file (created with mode 600) and returns the token once. */
 export function addToken(path: string, name: string, role: Role): string {
   const entries = existsSync(path) ? readTokensFile(path) : [];
-  if (entries.some((e) => e.name === name)) throw new Error(`tokens file ${path}: a token named ${name} already exists`);
+  if (entries.some((e) => e.name === name))
+    throw new Error(`tokens file ${path}: a token named ${name} already exists`);
   const token = newToken(role);
   entries.push({ name, role, tokenSha256: sha256Hex(token) });
   mkdirSync(dirname(path), { recursive: true });
@@ -102,5 +105,8 @@ export function addToken(path: string, name: string, role: Role): string {
 export function ensureDevTokens(path: string, prefix = 'dev'): Record<Role, string> | null {
   if (existsSync(path)) return null;
   const roles: Role[] = ['agent', 'operator', 'scheduler', 'ingester'];
-  return Object.fromEntries(roles.map((role) => [role, addToken(path, `${prefix}-${role}`, role)])) as Record<Role, string>;
+  return Object.fromEntries(roles.map((role) => [role, addToken(path, `${prefix}-${role}`, role)])) as Record<
+    Role,
+    string
+  >;
 }

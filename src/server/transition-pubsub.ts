@@ -22,7 +22,9 @@ export function createTransitionPubSub(): TransitionPubSub {
   return {
     publish: (transition) => publisher.publish('transitionObserved', transition),
     subscribe: () =>
-      createPubSub<TransitionTopics>({ eventTarget: target, repeaterBuffer: new SlidingBuffer(256) }).subscribe('transitionObserved') as AsyncIterableIterator<TransitionRecord>,
+      createPubSub<TransitionTopics>({ eventTarget: target, repeaterBuffer: new SlidingBuffer(256) }).subscribe(
+        'transitionObserved',
+      ) as AsyncIterableIterator<TransitionRecord>,
   };
 }
 

@@ -18,7 +18,15 @@ beforeAll(async () => {
   srv = await startTestServer(driver);
   await upsertResources(driver, [
     { id: ids.host, kind: 'host', provider: 'proxmox', name: `pve1-${scope}`, state: 'online' },
-    { id: ids.vm, kind: 'vm', provider: 'proxmox', name: vmName, state: 'running', rawState: 'running', attributes: { qemu_guest_agent: 'running' } },
+    {
+      id: ids.vm,
+      kind: 'vm',
+      provider: 'proxmox',
+      name: vmName,
+      state: 'running',
+      rawState: 'running',
+      attributes: { qemu_guest_agent: 'running' },
+    },
     { id: ids.db, kind: 'vm', provider: 'proxmox', name: `db01-${scope}`, state: 'stopped', rawState: 'stopped' },
     { id: ids.app, kind: 'service', provider: 'manual', name: `${scope}-app`, state: 'up' },
     { id: ids.web, kind: 'service', provider: 'manual', name: `${scope}-web`, state: 'up' },
@@ -33,9 +41,19 @@ afterAll(async () => srv?.close());
 
 describe('an agent with only a token and the README', () => {
   it('finds vm:<name> with its kind-specific state', async () => {
-    const { status, body } = await srv.gql(srv.tokens.agent, `{ resource(slug: "vm:${vmName}") { id name slug kind rawState health attributes ... on Vm { state } } }`);
+    const { status, body } = await srv.gql(
+      srv.tokens.agent,
+      `{ resource(slug: "vm:${vmName}") { id name slug kind rawState health attributes ... on Vm { state } } }`,
+    );
     expect(status).toBe(200);
-    expect(body.data.resource).toMatchObject({ id: ids.vm, slug: `vm:${vmName}`, kind: 'vm', state: 'running', health: 'unknown', attributes: { qemu_guest_agent: 'running' } });
+    expect(body.data.resource).toMatchObject({
+      id: ids.vm,
+      slug: `vm:${vmName}`,
+      kind: 'vm',
+      state: 'running',
+      health: 'unknown',
+      attributes: { qemu_guest_agent: 'running' },
+    });
   });
 
   it('lists what depends on it to depth 3, records a discovered dependency, and reads it back', async () => {
@@ -44,17 +62,37 @@ describe('an agent with only a token and the README', () => {
     const first = await srv.gql(srv.tokens.agent, create, { s: `service:${scope}-web`, t: ids.app });
     expect(first.body.data.createRelationship).toEqual({
       created: true,
-      relationship: { type: 'DEPENDS_ON', provenance: 'declared', source: 'test-agent', evidence: 'proxy_pass http://app:8080', from: { id: ids.web }, to: { id: ids.app } },
+      relationship: {
+        type: 'DEPENDS_ON',
+        provenance: 'declared',
+        source: 'test-agent',
+        evidence: 'proxy_pass http://app:8080',
+        from: { id: ids.web },
+        to: { id: ids.app },
+      },
     });
     const again = await srv.gql(srv.tokens.agent, create, { s: `service:${scope}-web`, t: ids.app });
     expect(again.body.data.createRelationship.created).toBe(false);
 
-    const { body } = await srv.gql(srv.tokens.agent, `{ dependents(id: "vm:${vmName}", maxDepth: 3) { count reached { depth resource { id } path { type id } } } }`);
+    const { body } = await srv.gql(
+      srv.tokens.agent,
+      `{ dependents(id: "vm:${vmName}", maxDepth: 3) { count reached { depth resource { id } path { type id } } } }`,
+    );
     expect(body.data.dependents.reached).toEqual([
       { depth: 1, resource: { id: ids.app }, path: [{ type: 'RUNS_ON', id: ids.app }] },
-      { depth: 2, resource: { id: ids.web }, path: [{ type: 'RUNS_ON', id: ids.app }, { type: 'DEPENDS_ON', id: ids.web }] },
+      {
+        depth: 2,
+        resource: { id: ids.web },
+        path: [
+          { type: 'RUNS_ON', id: ids.app },
+          { type: 'DEPENDS_ON', id: ids.web },
+        ],
+      },
     ]);
-    const rel = await srv.gql(srv.tokens.agent, `{ relations(id: "${ids.app}", direction: IN, types: [DEPENDS_ON]) { fromId provenance source } }`);
+    const rel = await srv.gql(
+      srv.tokens.agent,
+      `{ relations(id: "${ids.app}", direction: IN, types: [DEPENDS_ON]) { fromId provenance source } }`,
+    );
     expect(rel.body.data.relations).toEqual([{ fromId: ids.web, provenance: 'declared', source: 'test-agent' }]);
   });
 
@@ -62,7 +100,17 @@ describe('an agent with only a token and the README', () => {
     const { body } = await srv.gql(
       srv.tokens.agent,
       `mutation($id: ID!, $a: JSON!) { updateEntityAttributes(id: $id, attributes: $a) { message ignored { key reason } resource { health attributes } } }`,
-      { id: ids.vm, a: { health: 'healthy', last_check_at: '2026-01-01T00:00:00Z', state: 'stopped', qemu_guest_agent: 'not_running', owner: 'team-a', ports: [80, 443] } },
+      {
+        id: ids.vm,
+        a: {
+          health: 'healthy',
+          last_check_at: '2026-01-01T00:00:00Z',
+          state: 'stopped',
+          qemu_guest_agent: 'not_running',
+          owner: 'team-a',
+          ports: [80, 443],
+        },
+      },
     );
     const p = body.data.updateEntityAttributes;
     expect(p.message).toMatch(/health is scheduler-owned.*healthSummary.*checks/);
@@ -75,21 +123,36 @@ describe('an agent with only a token and the README', () => {
 
   it('gets BAD_USER_INPUT naming the field for unknown resources, disallowed kinds, self-loops and non-scalar values, with nothing written', async () => {
     const count = async () =>
-      (await driver.executeQuery('MATCH (a:Resource)-[e]->() WHERE a.id CONTAINS $s RETURN count(e) AS n', { s: scope })).records[0]!.get('n').toNumber();
+      (
+        await driver.executeQuery('MATCH (a:Resource)-[e]->() WHERE a.id CONTAINS $s RETURN count(e) AS n', {
+          s: scope,
+        })
+      ).records[0]!.get('n').toNumber();
     const before = await count();
     const cases: Array<[Record<string, string>, string, RegExp]> = [
-      [{ s: ids.web, t: 'manual:service/nope', ty: 'DEPENDS_ON' }, 'input.source|input.target', /no resource manual:service\/nope/],
+      [
+        { s: ids.web, t: 'manual:service/nope', ty: 'DEPENDS_ON' },
+        'input.source|input.target',
+        /no resource manual:service\/nope/,
+      ],
       [{ s: ids.host, t: ids.vm, ty: 'RUNS_ON' }, 'input.type', /RUNS_ON is not allowed from host to vm/],
       [{ s: ids.web, t: ids.web, ty: 'DEPENDS_ON' }, 'input.target', /itself/],
     ];
     for (const [v, field, msg] of cases) {
-      const { body } = await srv.gql(srv.tokens.agent, `mutation($s: ID!, $t: ID!, $ty: RelationshipType!) { createRelationship(input: {source: $s, target: $t, type: $ty}) { created } }`, v);
+      const { body } = await srv.gql(
+        srv.tokens.agent,
+        `mutation($s: ID!, $t: ID!, $ty: RelationshipType!) { createRelationship(input: {source: $s, target: $t, type: $ty}) { created } }`,
+        v,
+      );
       expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
       expect(body.errors[0].extensions.field).toMatch(new RegExp(`^(${field})$`));
       expect(body.errors[0].message).toMatch(msg);
     }
     expect(await count()).toBe(before);
-    const bad = await srv.gql(srv.tokens.agent, `mutation { updateEntityAttributes(id: "${ids.vm}", attributes: {owner: "x", nested: {a: 1}}) { message } }`);
+    const bad = await srv.gql(
+      srv.tokens.agent,
+      `mutation { updateEntityAttributes(id: "${ids.vm}", attributes: {owner: "x", nested: {a: 1}}) { message } }`,
+    );
     expect(bad.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'attributes.nested' } });
     const after = await srv.gql(srv.tokens.agent, `{ resource(id: "${ids.vm}") { attributes } }`);
     expect(after.body.data.resource.attributes.owner).toBe('team-a');
@@ -105,9 +168,12 @@ describe('authentication, authorisation and limits', () => {
   });
 
   it('refuses removeRelationship to an agent with FORBIDDEN naming the permission; an operator may remove declared edges but not observed ones', async () => {
-    const m = (s: string, t: string, ty: string) => `mutation { removeRelationship(input: {source: "${s}", target: "${t}", type: ${ty}}) { removed } }`;
+    const m = (s: string, t: string, ty: string) =>
+      `mutation { removeRelationship(input: {source: "${s}", target: "${t}", type: ${ty}}) { removed } }`;
     const agent = await srv.gql(srv.tokens.agent, m(ids.web, ids.app, 'DEPENDS_ON'));
-    expect(agent.body.errors[0]).toMatchObject({ extensions: { code: 'FORBIDDEN', permission: 'relationship:remove' } });
+    expect(agent.body.errors[0]).toMatchObject({
+      extensions: { code: 'FORBIDDEN', permission: 'relationship:remove' },
+    });
     const observed = await srv.gql(srv.tokens.operator, m(ids.vm, ids.host, 'RUNS_ON'));
     expect(observed.body.errors[0].message).toMatch(/observed edges belong to their provider/);
     const ok = await srv.gql(srv.tokens.operator, m(ids.web, ids.app, 'DEPENDS_ON'));
@@ -128,7 +194,10 @@ describe('authentication, authorisation and limits', () => {
 
   it('caps page sizes and depth bounds with clear errors', async () => {
     const big = await srv.gql(srv.tokens.agent, '{ resources(first: 501) { totalCount } }');
-    expect(big.body.errors[0]).toMatchObject({ message: 'first: must be an integer from 1 to 500, got 501', extensions: { code: 'BAD_USER_INPUT', field: 'first' } });
+    expect(big.body.errors[0]).toMatchObject({
+      message: 'first: must be an integer from 1 to 500, got 501',
+      extensions: { code: 'BAD_USER_INPUT', field: 'first' },
+    });
     const deep = await srv.gql(srv.tokens.agent, `{ dependents(id: "${ids.vm}", maxDepth: 11) { count } }`);
     expect(deep.body.errors[0].extensions.field).toBe('maxDepth');
   });
@@ -136,10 +205,17 @@ describe('authentication, authorisation and limits', () => {
   it('records every mutation in the audit log, readable by operators only', async () => {
     const denied = await srv.gql(srv.tokens.agent, '{ auditLog { nodes { id } } }');
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
-    const { body } = await srv.gql(srv.tokens.operator, `{ auditLog(filter: {targetId: "${ids.app}"}, first: 20) { nodes { principal role operation outcome detail targetIds at } } }`);
+    const { body } = await srv.gql(
+      srv.tokens.operator,
+      `{ auditLog(filter: {targetId: "${ids.app}"}, first: 20) { nodes { principal role operation outcome detail targetIds at } } }`,
+    );
     const entries = body.data.auditLog.nodes as any[];
     expect(entries.map((e) => `${e.principal}:${e.operation}:${e.outcome}`)).toEqual(
-      expect.arrayContaining(['test-agent:createRelationship:ok', 'test-agent:removeRelationship:refused', 'test-operator:removeRelationship:ok']),
+      expect.arrayContaining([
+        'test-agent:createRelationship:ok',
+        'test-agent:removeRelationship:refused',
+        'test-operator:removeRelationship:ok',
+      ]),
     );
     expect(entries.find((e) => e.outcome === 'refused').detail).toMatch(/^FORBIDDEN: /);
   });

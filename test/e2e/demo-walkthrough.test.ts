@@ -16,7 +16,11 @@ const printed: string[] = [];
 function walkthrough(): Array<{ title: string; operation: string; answer: string }> {
   const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Your first ten minutes'), readme.indexOf('## Reference'));
-  const steps = [...section.matchAll(/### (\d\. [^\n]+)[\s\S]*?```sh\nnode dist\/src\/main\.js query '([\s\S]*?)'\n```\s*```json\n([\s\S]*?)\n```/g)];
+  const steps = [
+    ...section.matchAll(
+      /### (\d\. [^\n]+)[\s\S]*?```sh\nnode dist\/src\/main\.js query '([\s\S]*?)'\n```\s*```json\n([\s\S]*?)\n```/g,
+    ),
+  ];
   return steps.map((m) => ({ title: m[1]!, operation: m[2]!, answer: m[3]! }));
 }
 
@@ -26,13 +30,24 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await srv?.close();
-  await resetScope(driver, ['proxmox:homelab/'], DEMO_SERVICES.map((s) => `manual:service/${s.name}`));
+  await resetScope(
+    driver,
+    ['proxmox:homelab/'],
+    DEMO_SERVICES.map((s) => `manual:service/${s.name}`),
+  );
 });
 
 describe('the demo homelab', () => {
   it('plays its story through the real ingest, correlator and gate', () => {
     expect(demo.resources).toBe(23);
-    expect(demo.transitions.map((t) => [t.transition.resourceId, t.transition.from, t.transition.to, t.transition.attribution.confidence])).toEqual([
+    expect(
+      demo.transitions.map((t) => [
+        t.transition.resourceId,
+        t.transition.from,
+        t.transition.to,
+        t.transition.attribution.confidence,
+      ]),
+    ).toEqual([
       ['proxmox:homelab/qemu/101', 'running', 'stopped', 'high'],
       ['proxmox:homelab/qemu/110', 'running', 'stopped', 'high'],
       ['proxmox:homelab/qemu/102', 'running', 'stopped', 'none'],
@@ -40,7 +55,12 @@ describe('the demo homelab', () => {
     ]);
     const [stop, ha, unknown] = demo.transitions.map((t) => t.transition);
     expect(stop!.attribution).toMatchObject({ actor: 'alice@pve', actorKind: 'human' });
-    expect(ha!.attribution).toMatchObject({ actor: 'bob@pve', requestedBy: 'bob@pve', executor: 'root@pam', executorKind: 'ha_manager' });
+    expect(ha!.attribution).toMatchObject({
+      actor: 'bob@pve',
+      requestedBy: 'bob@pve',
+      executor: 'root@pam',
+      executorKind: 'ha_manager',
+    });
     expect(unknown!.narrative).toMatch(/the cause is unknown\.$/);
     expect(printed.join('\n')).toContain('first poll: 23 resources');
   });

@@ -18,13 +18,18 @@ describe('HTTP endpoints', () => {
     expect(await res.json()).toEqual({ status: 'ok' });
   });
 
-  it('/readyz says Neo4j answers and the schema is at the code\'s migration', async () => {
+  it("/readyz says Neo4j answers and the schema is at the code's migration", async () => {
     const res = await fetch(`${srv.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', neo4j: 'reachable', migration: LATEST_MIGRATION, expected: LATEST_MIGRATION });
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      neo4j: 'reachable',
+      migration: LATEST_MIGRATION,
+      expected: LATEST_MIGRATION,
+    });
   });
 
-  it('GraphiQL\'s page loads without a token and points at our own assets; operations need one', async () => {
+  it("GraphiQL's page loads without a token and points at our own assets; operations need one", async () => {
     const page = await fetch(`${srv.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     const html = await page.text();

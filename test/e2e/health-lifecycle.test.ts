@@ -39,8 +39,17 @@ async function status() {
 beforeAll(async () => {
   srv = await startTestServer(driver);
   target = await startProbeTarget();
-  scheduler = startHealthScheduler({ driver, log: createLogger('silent'), autoTick: false, k: K, historySize: HISTORY, concurrency: 8 });
-  await upsertResources(driver, [{ id: webId, kind: 'service', provider: 'manual', name: `${scope}-web`, state: 'up' }]);
+  scheduler = startHealthScheduler({
+    driver,
+    log: createLogger('silent'),
+    autoTick: false,
+    k: K,
+    historySize: HISTORY,
+    concurrency: 8,
+  });
+  await upsertResources(driver, [
+    { id: webId, kind: 'service', provider: 'manual', name: `${scope}-web`, state: 'up' },
+  ]);
 });
 afterAll(async () => {
   await scheduler?.stop();
@@ -56,19 +65,31 @@ describe('an HTTP check going down and coming back, seen over GraphQL', () => {
     expect(s.resource.health).toBe('unknown');
     expect(s.attention).toEqual([{ id: webId, health: 'unknown' }]);
     expect(s.checks).toEqual([]);
-    expect(s.openConditions).toMatchObject([{ type: 'unmonitored', status: 'open', attribution: null, evidence: { reportingOnly: true } }]);
+    expect(s.openConditions).toMatchObject([
+      { type: 'unmonitored', status: 'open', attribution: null, evidence: { reportingOnly: true } },
+    ]);
   });
 
   it('an agent may read checks but not create them; bad input names the field and writes nothing', async () => {
     const create = `mutation($i: CreateCheckInput!) { createCheck(input: $i) { created check { id kind target intervalSeconds http { url expectedStatus timeoutMs } } } }`;
-    const agent = await srv.gql(srv.tokens.agent, create, { i: { resourceId: webId, kind: 'http', http: { url: target.url } } });
+    const agent = await srv.gql(srv.tokens.agent, create, {
+      i: { resourceId: webId, kind: 'http', http: { url: target.url } },
+    });
     expect(agent.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'check:manage' });
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [{ resourceId: webId, kind: 'http' }, 'input.http', /required for a http check/],
-      [{ resourceId: webId, kind: 'http', http: { url: target.url }, tcp: { host: 'h', port: 1 } }, 'input.tcp', /not used by a http check/],
+      [
+        { resourceId: webId, kind: 'http', http: { url: target.url }, tcp: { host: 'h', port: 1 } },
+        'input.tcp',
+        /not used by a http check/,
+      ],
       [{ resourceId: webId, kind: 'http', http: { url: 'ftp://x/' } }, 'input.http.url', /http:\/\/ or https:\/\//],
       [{ resourceId: webId, kind: 'tcp', tcp: { host: '127.0.0.1', port: 70000 } }, 'input.tcp.port', /port/],
-      [{ resourceId: webId, kind: 'http', http: { url: target.url }, intervalSeconds: 1 }, 'input.intervalSeconds', /at least 5/],
+      [
+        { resourceId: webId, kind: 'http', http: { url: target.url }, intervalSeconds: 1 },
+        'input.intervalSeconds',
+        /at least 5/,
+      ],
       [{ resourceId: webId, kind: 'proxmox_agent' }, 'input.kind', /Proxmox VM/],
       [{ resourceId: `manual:service/${scope}-nope`, kind: 'provider_state' }, 'input.resourceId', /no resource/],
     ];
@@ -79,16 +100,35 @@ describe('an HTTP check going down and coming back, seen over GraphQL', () => {
     }
     expect((await status()).checks).toEqual([]);
 
-    const ok = await srv.gql(srv.tokens.operator, create, { i: { resourceId: `service:${scope}-web`, kind: 'http', http: { url: target.url, timeoutMs: 1000 }, intervalSeconds: 30 } });
+    const ok = await srv.gql(srv.tokens.operator, create, {
+      i: {
+        resourceId: `service:${scope}-web`,
+        kind: 'http',
+        http: { url: target.url, timeoutMs: 1000 },
+        intervalSeconds: 30,
+      },
+    });
     expect(ok.body.data.createCheck).toMatchObject({
       created: true,
-      check: { kind: 'http', target: target.url, intervalSeconds: 30, http: { url: target.url, expectedStatus: 200, timeoutMs: 1000 } },
+      check: {
+        kind: 'http',
+        target: target.url,
+        intervalSeconds: 30,
+        http: { url: target.url, expectedStatus: 200, timeoutMs: 1000 },
+      },
     });
     checkId = ok.body.data.createCheck.check.id;
-    const again = await srv.gql(srv.tokens.operator, create, { i: { resourceId: webId, kind: 'http', http: { url: target.url, timeoutMs: 1000 }, intervalSeconds: 30 } });
+    const again = await srv.gql(srv.tokens.operator, create, {
+      i: { resourceId: webId, kind: 'http', http: { url: target.url, timeoutMs: 1000 }, intervalSeconds: 30 },
+    });
     expect(again.body.data.createCheck).toMatchObject({ created: false, check: { id: checkId } });
-    const audit = await srv.gql(srv.tokens.operator, `{ auditLog(filter: {operation: "createCheck", targetId: "${webId}"}) { nodes { outcome principal } } }`);
-    expect(audit.body.data.auditLog.nodes.map((n: any) => n.outcome)).toEqual(expect.arrayContaining(['ok', 'refused']));
+    const audit = await srv.gql(
+      srv.tokens.operator,
+      `{ auditLog(filter: {operation: "createCheck", targetId: "${webId}"}) { nodes { outcome principal } } }`,
+    );
+    expect(audit.body.data.auditLog.nodes.map((n: any) => n.outcome)).toEqual(
+      expect.arrayContaining(['ok', 'refused']),
+    );
   });
 
   it('while the target is up: healthy, lastCheckAt set, unmonitored resolved', async () => {
@@ -124,7 +164,11 @@ describe('an HTTP check going down and coming back, seen over GraphQL', () => {
     const s = await status();
     const open = s.openConditions[0];
     expect(open).toMatchObject({ type: 'check_failing', status: 'open', resolvedAt: null, attribution: null });
-    expect(open.evidence).toMatchObject({ source: 'health-scheduler', k: K, checks: [{ checkId, kind: 'http', target: target.url }] });
+    expect(open.evidence).toMatchObject({
+      source: 'health-scheduler',
+      k: K,
+      checks: [{ checkId, kind: 'http', target: target.url }],
+    });
     expect(open.evidence.checks[0].results.map((r: any) => r.status)).toEqual(['fail', 'fail', 'fail']);
     expect(s.resource.conditions).toEqual([{ type: 'check_failing' }]);
   });
@@ -176,7 +220,9 @@ describe('an HTTP check going down and coming back, seen over GraphQL', () => {
       after = r.body.data.conditions.pageInfo.endCursor;
     }
     expect(seen.sort()).toEqual(['check_failing:resolved', 'unmonitored:resolved']);
-    const since = await srv.gql(srv.tokens.agent, q, { f: { resourceId: webId, since: new Date(Date.now() + 60_000).toISOString() } });
+    const since = await srv.gql(srv.tokens.agent, q, {
+      f: { resourceId: webId, since: new Date(Date.now() + 60_000).toISOString() },
+    });
     expect(since.body.data.conditions.edges).toEqual([]);
     const bad = await srv.gql(srv.tokens.agent, q, { f: { resourceId: webId }, after: 'not-a-cursor' });
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });

@@ -32,7 +32,13 @@ const a = `manual:service/${scope}-a`;
 const b = `manual:service/${scope}-b`;
 const vm = `proxmox:lab-${scope}/qemu/300`;
 const RESOURCES = [a, b, vm];
-const FORGED = { health: 'healthy', last_check: 'forged', last_check_at: '2001-01-01T00:00:00Z', lastCheckAt: '2001-01-01T00:00:00Z', owner: 'team-x' };
+const FORGED = {
+  health: 'healthy',
+  last_check: 'forged',
+  last_check_at: '2001-01-01T00:00:00Z',
+  lastCheckAt: '2001-01-01T00:00:00Z',
+  owner: 'team-x',
+};
 const SEEDED: Record<string, { health: string; last_check: string; lastCheckAt: string }> = {};
 let srv: TestServer;
 let checkId: string;
@@ -42,12 +48,23 @@ const sdl = buildSchema(loadTypeDefs().join('\n'));
 /** Hand-written plausible arguments for the mutations we know; the rest are generated. */
 function knownCases(): Record<string, Array<Record<string, unknown>>> {
   return {
-    updateEntityAttributes: [{ id: a, attributes: FORGED }, { id: vm, attributes: { ...FORGED, health: 'unhealthy' } }],
+    updateEntityAttributes: [
+      { id: a, attributes: FORGED },
+      { id: vm, attributes: { ...FORGED, health: 'unhealthy' } },
+    ],
     createRelationship: [{ input: { source: a, target: b, type: 'DEPENDS_ON', evidence: 'health: healthy' } }],
     removeRelationship: [{ input: { source: a, target: b, type: 'DEPENDS_ON' } }],
     createCheck: [
       { input: { resourceId: a, kind: 'provider_state' } },
-      { input: { resourceId: b, kind: 'http', http: { url: 'http://127.0.0.1:9/health', expectedStatus: 200 }, intervalSeconds: 5, critical: true } },
+      {
+        input: {
+          resourceId: b,
+          kind: 'http',
+          http: { url: 'http://127.0.0.1:9/health', expectedStatus: 200 },
+          intervalSeconds: 5,
+          critical: true,
+        },
+      },
       { input: { resourceId: vm, kind: 'proxmox_agent' } },
     ],
     removeCheck: [{ id: checkId }],
@@ -60,7 +77,9 @@ function valueFor(type: GraphQLInputType, name: string): unknown {
   if (isListType(type)) return [valueFor(type.ofType, name)];
   if (isEnumType(type)) {
     const values = type.getValues().map((v) => v.name);
-    return values.find((v) => ['unhealthy', 'healthy', 'DEPENDS_ON', 'service', 'manual', 'active'].includes(v)) ?? values[0];
+    return (
+      values.find((v) => ['unhealthy', 'healthy', 'DEPENDS_ON', 'service', 'manual', 'active'].includes(v)) ?? values[0]
+    );
   }
   if (isInputObjectType(type)) {
     return Object.fromEntries(Object.values(type.getFields()).map((f) => [f.name, valueFor(f.type, f.name)]));
@@ -69,7 +88,8 @@ function valueFor(type: GraphQLInputType, name: string): unknown {
     if (type.name === 'ID') return /target|to/i.test(name) ? b : a;
     if (type.name === 'JSON') return FORGED;
     if (type.name === 'DateTime') return DateTime.utc().toISO();
-    if (type.name === 'Int' || type.name === 'Float') return /port/i.test(name) ? 80 : /interval/i.test(name) ? 60 : /first|limit|depth/i.test(name) ? 10 : 1;
+    if (type.name === 'Int' || type.name === 'Float')
+      return /port/i.test(name) ? 80 : /interval/i.test(name) ? 60 : /first|limit|depth/i.test(name) ? 10 : 1;
     if (type.name === 'Boolean') return true;
     if (/url/i.test(name)) return 'http://127.0.0.1:9/';
     if (/key/i.test(name)) return 'health';
@@ -90,7 +110,12 @@ async function healthProps(): Promise<Record<string, unknown>> {
     'UNWIND $ids AS id OPTIONAL MATCH (r:Resource {id: id}) RETURN id, r.health AS health, r.last_check AS last_check, toString(r.lastCheckAt) AS lastCheckAt',
     { ids: RESOURCES },
   );
-  return Object.fromEntries(records.map((r) => [r.get('id'), { health: r.get('health'), last_check: r.get('last_check'), lastCheckAt: r.get('lastCheckAt') }]));
+  return Object.fromEntries(
+    records.map((r) => [
+      r.get('id'),
+      { health: r.get('health'), last_check: r.get('last_check'), lastCheckAt: r.get('lastCheckAt') },
+    ]),
+  );
 }
 
 beforeAll(async () => {
@@ -98,7 +123,14 @@ beforeAll(async () => {
   await upsertResources(driver, [
     { id: a, kind: 'service', provider: 'manual', name: `${scope}-a`, state: 'up' },
     { id: b, kind: 'service', provider: 'manual', name: `${scope}-b`, state: 'up' },
-    { id: vm, kind: 'vm', provider: 'proxmox', name: `vm300-${scope}`, state: 'running', attributes: { qemu_guest_agent: 'running' } },
+    {
+      id: vm,
+      kind: 'vm',
+      provider: 'proxmox',
+      name: `vm300-${scope}`,
+      state: 'running',
+      attributes: { qemu_guest_agent: 'running' },
+    },
   ]);
   const at = '2026-03-01T12:00:00.000Z';
   await writeHealth(driver, [
@@ -108,38 +140,72 @@ beforeAll(async () => {
   ]);
   Object.assign(SEEDED, await healthProps());
   const definition = CheckDefinitionSchema.parse({ kind: 'tcp', spec: { host: '127.0.0.1', port: 9 } });
-  checkId = (await createCheck(driver, { resourceId: a, definition, intervalSeconds: 60, critical: false, createdBy: 'seed', at })).check.id;
+  checkId = (
+    await createCheck(driver, {
+      resourceId: a,
+      definition,
+      intervalSeconds: 60,
+      critical: false,
+      createdBy: 'seed',
+      at,
+    })
+  ).check.id;
 });
 afterAll(async () => srv?.close());
 
 describe('no GraphQL mutation can change health', () => {
   it('the schema an agent token introspects has the same mutations as the SDL', async () => {
-    const { body } = await srv.gql(srv.tokens.agent, '{ __schema { mutationType { fields(includeDeprecated: true) { name } } } }');
+    const { body } = await srv.gql(
+      srv.tokens.agent,
+      '{ __schema { mutationType { fields(includeDeprecated: true) { name } } } }',
+    );
     const served = body.data.__schema.mutationType.fields.map((f: { name: string }) => f.name).sort();
     expect(served).toEqual(Object.keys(sdl.getMutationType()!.getFields()).sort());
-    expect(served).toEqual(expect.arrayContaining(['updateEntityAttributes', 'createRelationship', 'createCheck', 'removeCheck']));
+    expect(served).toEqual(
+      expect.arrayContaining(['updateEntityAttributes', 'createRelationship', 'createCheck', 'removeCheck']),
+    );
   });
 
   const roles: Role[] = ['agent', ...ROLES.filter((r) => r !== 'agent')];
-  it.each(roles)('as %s: every mutation, called with plausible (and forged) arguments, leaves health, last_check and lastCheckAt unchanged', async (role) => {
-    expect(SEEDED[a]).toMatchObject({ health: 'degraded', last_check: 'degraded: seeded by the test', lastCheckAt: '2026-03-01T12:00:00Z' });
-    const fields = Object.values(sdl.getMutationType()!.getFields());
-    const known = knownCases();
-    const outcomes: string[] = [];
-    for (const field of fields) {
-      const cases = known[field.name] ?? [Object.fromEntries(field.args.map((arg) => [arg.name, valueFor(arg.type, arg.name)]))];
-      for (const variables of cases) {
-        const { status, body } = await srv.gql(srv.tokens[role], operationFor(field), variables);
-        expect(status, field.name).toBeLessThan(500);
-        outcomes.push(`${field.name}:${body.errors ? (body.errors[0].extensions?.code ?? 'error') : 'ok'}`);
-        expect(await healthProps(), `${role} ${field.name} ${JSON.stringify(variables)}`).toEqual(SEEDED);
+  it.each(roles)(
+    'as %s: every mutation, called with plausible (and forged) arguments, leaves health, last_check and lastCheckAt unchanged',
+    async (role) => {
+      expect(SEEDED[a]).toMatchObject({
+        health: 'degraded',
+        last_check: 'degraded: seeded by the test',
+        lastCheckAt: '2026-03-01T12:00:00Z',
+      });
+      const fields = Object.values(sdl.getMutationType()!.getFields());
+      const known = knownCases();
+      const outcomes: string[] = [];
+      for (const field of fields) {
+        const cases = known[field.name] ?? [
+          Object.fromEntries(field.args.map((arg) => [arg.name, valueFor(arg.type, arg.name)])),
+        ];
+        for (const variables of cases) {
+          const { status, body } = await srv.gql(srv.tokens[role], operationFor(field), variables);
+          expect(status, field.name).toBeLessThan(500);
+          outcomes.push(`${field.name}:${body.errors ? (body.errors[0].extensions?.code ?? 'error') : 'ok'}`);
+          expect(await healthProps(), `${role} ${field.name} ${JSON.stringify(variables)}`).toEqual(SEEDED);
+        }
       }
-    }
-    if (process.env.AITIA_TEST_SHOW) console.log(role, outcomes.join(' '));
-    // Not vacuous: the mutations that are open to this role really ran.
-    if (role === 'agent') expect(outcomes).toEqual(expect.arrayContaining(['updateEntityAttributes:ok', 'createRelationship:ok', 'createCheck:FORBIDDEN']));
-    if (role === 'operator') expect(outcomes).toEqual(expect.arrayContaining(['updateEntityAttributes:ok', 'createCheck:ok', 'removeCheck:ok', 'removeRelationship:ok']));
-  });
+      if (process.env.AITIA_TEST_SHOW) console.log(role, outcomes.join(' '));
+      // Not vacuous: the mutations that are open to this role really ran.
+      if (role === 'agent')
+        expect(outcomes).toEqual(
+          expect.arrayContaining(['updateEntityAttributes:ok', 'createRelationship:ok', 'createCheck:FORBIDDEN']),
+        );
+      if (role === 'operator')
+        expect(outcomes).toEqual(
+          expect.arrayContaining([
+            'updateEntityAttributes:ok',
+            'createCheck:ok',
+            'removeCheck:ok',
+            'removeRelationship:ok',
+          ]),
+        );
+    },
+  );
 
   it('the forged values landed, if anywhere, as descriptive attributes — never as health', async () => {
     const { body } = await srv.gql(srv.tokens.agent, `{ resource(id: "${a}") { health lastCheckAt attributes } }`);

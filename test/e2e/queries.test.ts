@@ -27,13 +27,27 @@ beforeAll(async () => {
     { id: esxi, kind: 'host', provider: 'vcenter', name: `esxi-${scope}`, state: 'online' },
   ]);
   await upsertEdges(driver, [
-    { type: 'MANIFESTS_AS', fromId: esxi, toId: vm(5, '').id, provenance: 'inferred', source: 'resolver:manifests_as', rule: 'mac_address', confidence: 'high', evidence: 'bc:24:11:00:00:05' },
+    {
+      type: 'MANIFESTS_AS',
+      fromId: esxi,
+      toId: vm(5, '').id,
+      provenance: 'inferred',
+      source: 'resolver:manifests_as',
+      rule: 'mac_address',
+      confidence: 'high',
+      evidence: 'bc:24:11:00:00:05',
+    },
   ]);
-  await openCondition(driver, { resourceId: vm(4, '').id, type: 'paused_io_error', evidence: { qmpstatus: 'io-error' } });
+  await openCondition(driver, {
+    resourceId: vm(4, '').id,
+    type: 'paused_io_error',
+    evidence: { qmpstatus: 'io-error' },
+  });
 });
 afterAll(async () => srv?.close());
 
-const q = (query: string, variables?: Record<string, unknown>) => srv.gql(srv.tokens.agent, query, variables).then((r) => r.body);
+const q = (query: string, variables?: Record<string, unknown>) =>
+  srv.gql(srv.tokens.agent, query, variables).then((r) => r.body);
 
 describe('resources: filters and Relay pagination', () => {
   it.each([
@@ -44,7 +58,9 @@ describe('resources: filters and Relay pagination', () => {
     [{ nameContains: scope, hasOpenCondition: true }, 1],
     [{ nameContains: scope, provider: 'vcenter' }, 1],
   ])('%j → %i', async (filter, n) => {
-    const body = await q('query($f: ResourceFilter) { resources(filter: $f, first: 50) { totalCount nodes { id } } }', { f: filter });
+    const body = await q('query($f: ResourceFilter) { resources(filter: $f, first: 50) { totalCount nodes { id } } }', {
+      f: filter,
+    });
     expect(body.errors).toBeUndefined();
     expect(body.data.resources.totalCount).toBe(n);
     expect(body.data.resources.nodes).toHaveLength(n);
@@ -54,7 +70,12 @@ describe('resources: filters and Relay pagination', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let i = 0; i < 5; i++) {
-      const body: any = await q('query($a: String) { resources(filter: {nameContains: "' + scope + '"}, first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } }', { a: after });
+      const body: any = await q(
+        'query($a: String) { resources(filter: {nameContains: "' +
+          scope +
+          '"}, first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } }',
+        { a: after },
+      );
       seen.push(...body.data.resources.nodes.map((n: any) => n.id));
       if (!body.data.resources.pageInfo.hasNextPage) break;
       after = body.data.resources.pageInfo.endCursor;
@@ -74,18 +95,28 @@ describe('resources: filters and Relay pagination', () => {
 describe('identity and health', () => {
   it('identity lists MANIFESTS_AS links with provenance, rule and confidence, from either side', async () => {
     for (const id of [esxi, vm(5, '').id]) {
-      const body = await q(`{ identity(id: "${id}") { links { resource { id kind } relationship { provenance rule confidence evidence source } } } }`);
+      const body = await q(
+        `{ identity(id: "${id}") { links { resource { id kind } relationship { provenance rule confidence evidence source } } } }`,
+      );
       expect(body.data.identity.links).toEqual([
         {
           resource: id === esxi ? { id: vm(5, '').id, kind: 'vm' } : { id: esxi, kind: 'host' },
-          relationship: { provenance: 'inferred', rule: 'mac_address', confidence: 'high', evidence: 'bc:24:11:00:00:05', source: 'resolver:manifests_as' },
+          relationship: {
+            provenance: 'inferred',
+            rule: 'mac_address',
+            confidence: 'high',
+            evidence: 'bc:24:11:00:00:05',
+            source: 'resolver:manifests_as',
+          },
         },
       ]);
     }
   });
 
   it('healthSummary counts every health and explains who owns it', async () => {
-    const body = await q(`{ healthSummary(scope: {provider: proxmox, kind: vm}) { total counts { health count } note attention { id } } }`);
+    const body = await q(
+      `{ healthSummary(scope: {provider: proxmox, kind: vm}) { total counts { health count } note attention { id } } }`,
+    );
     const s = body.data.healthSummary;
     expect(s.counts.map((c: any) => c.health)).toEqual(['healthy', 'degraded', 'unhealthy', 'unknown']);
     expect(body.errors).toBeUndefined();
@@ -95,6 +126,6 @@ describe('identity and health', () => {
     expect(under.errors).toBeUndefined();
     // The ESXi host and the Proxmox VM it manifests as: one real machine, both perspectives.
     expect(under.data.healthSummary.total).toBe(2);
-    expect(under.data.healthSummary.attention.map((r: any) => r.id).sort()).toEqual([esxi, vm(5, "").id].sort());
+    expect(under.data.healthSummary.attention.map((r: any) => r.id).sort()).toEqual([esxi, vm(5, '').id].sort());
   });
 });

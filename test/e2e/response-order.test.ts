@@ -7,7 +7,9 @@ const { driver, scope } = useGraph();
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer(driver);
-  await upsertResources(driver, [{ id: `manual:service/${scope}-o`, kind: 'service', provider: 'manual', name: `${scope}-o`, state: 'up' }]);
+  await upsertResources(driver, [
+    { id: `manual:service/${scope}-o`, kind: 'service', provider: 'manual', name: `${scope}-o`, state: 'up' },
+  ]);
 });
 afterAll(async () => srv?.close());
 

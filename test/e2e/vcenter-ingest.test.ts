@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFixture } from '../support/fixtures.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const { driver, scope } = useGraph();
 let srv: TestServer;
 const server = `vc-${scope}`;
-const inventory = JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/vcenter/inventory-vmomi.json'), 'utf8'));
+const inventory = readFixture('vcenter/inventory-vmomi.json') as any;
 
 /** The fixture with one VM's runtime.powerState changed, as the next property-collector dump says. */
 function withPower(changes: Record<string, string>) {
@@ -21,9 +20,13 @@ function withPower(changes: Record<string, string>) {
 }
 
 const push = (doc: unknown, token = srv.tokens.ingester) =>
-  srv.gql(token, `mutation($s: String!, $d: JSON!) { ingestVcenterInventory(server: $s, document: $d) {
+  srv.gql(
+    token,
+    `mutation($s: String!, $d: JSON!) { ingestVcenterInventory(server: $s, document: $d) {
     scope complete fetched resources { written created } edges { written } errors
-    transitions { resourceId from to attribution { confidence actor actorKind } narrative } } }`, { s: server, d: doc });
+    transitions { resourceId from to attribution { confidence actor actorKind } narrative } } }`,
+    { s: server, d: doc },
+  );
 
 beforeAll(async () => {
   srv = await startTestServer(driver);
@@ -37,7 +40,11 @@ describe('vCenter pushed by an ingester over GraphQL', () => {
   it('imports the inventory; a first sighting is not a transition; agents may not push', async () => {
     const { body } = await push(inventory);
     expect(body.errors).toBeUndefined();
-    expect(body.data.ingestVcenterInventory).toMatchObject({ scope: `vcenter:${server}`, resources: { written: 8, created: 8 }, transitions: [] });
+    expect(body.data.ingestVcenterInventory).toMatchObject({
+      scope: `vcenter:${server}`,
+      resources: { written: 8, created: 8 },
+      transitions: [],
+    });
     const denied = await push(inventory, srv.tokens.agent);
     expect(denied.body.errors[0]).toMatchObject({ extensions: { code: 'FORBIDDEN', permission: 'inventory:ingest' } });
   });
@@ -50,16 +57,29 @@ describe('vCenter pushed by an ingester over GraphQL', () => {
       chainId: 91000,
       createdTime: at,
       userName: 'VSPHERE.LOCAL\\alice',
-      vm: { _typeName: 'VmEventArgument', name: 'vcsa', vm: { _typeName: 'ManagedObjectReference', type: 'VirtualMachine', value: 'vm-101' } },
+      vm: {
+        _typeName: 'VmEventArgument',
+        name: 'vcsa',
+        vm: { _typeName: 'ManagedObjectReference', type: 'VirtualMachine', value: 'vm-101' },
+      },
       fullFormattedMessage: 'vcsa on esxi-01 in Lab-DC is powered off',
     };
-    const ev = await srv.gql(srv.tokens.ingester, 'mutation($s: String!, $e: JSON!) { ingestVcenterEvents(server: $s, events: $e) { created skipped { reason } } }', { s: server, e: [event] });
+    const ev = await srv.gql(
+      srv.tokens.ingester,
+      'mutation($s: String!, $e: JSON!) { ingestVcenterEvents(server: $s, events: $e) { created skipped { reason } } }',
+      { s: server, e: [event] },
+    );
     expect(ev.body.data.ingestVcenterEvents).toEqual({ created: 1, skipped: [] });
     const { body } = await push(withPower({ 'vm-101': 'poweredOff' }));
     expect(body.errors).toBeUndefined();
     const [t] = body.data.ingestVcenterInventory.transitions;
     expect(body.data.ingestVcenterInventory.transitions).toHaveLength(1);
-    expect(t).toMatchObject({ resourceId: `vcenter:${server}/vm/vm-101`, from: 'running', to: 'stopped', attribution: { confidence: 'high', actor: 'VSPHERE.LOCAL\\alice', actorKind: 'human' } });
+    expect(t).toMatchObject({
+      resourceId: `vcenter:${server}/vm/vm-101`,
+      from: 'running',
+      to: 'stopped',
+      attribution: { confidence: 'high', actor: 'VSPHERE.LOCAL\\alice', actorKind: 'human' },
+    });
     expect(t.narrative).toMatch(/VmPoweredOffEvent|powered off/i);
   });
 
@@ -67,7 +87,12 @@ describe('vCenter pushed by an ingester over GraphQL', () => {
     const { body } = await push(withPower({ 'vm-101': 'poweredOff', 'vm-102': 'poweredOn' }));
     const [t] = body.data.ingestVcenterInventory.transitions;
     expect(body.data.ingestVcenterInventory.transitions).toHaveLength(1);
-    expect(t).toMatchObject({ resourceId: `vcenter:${server}/vm/vm-102`, from: 'stopped', to: 'running', attribution: { confidence: 'none', actor: null } });
+    expect(t).toMatchObject({
+      resourceId: `vcenter:${server}/vm/vm-102`,
+      from: 'stopped',
+      to: 'running',
+      attribution: { confidence: 'none', actor: null },
+    });
     expect(t.narrative).toMatch(/the cause is unknown/);
   });
 });

@@ -12,7 +12,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const started = Date.now();
   const neo = await provisionNeo4j((m) => console.log(`[aitia test setup] ${m}`));
-  console.log(`[aitia test setup] Neo4j provisioned via ${neo.via} at ${neo.uri} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `[aitia test setup] Neo4j provisioned via ${neo.via} at ${neo.uri} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   const driver = createDriver(neo);
   try {
     await migrate(driver);

@@ -32,7 +32,9 @@ export async function startProbeTarget(): Promise<ProbeTarget> {
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     const answer = (code: number) =>
-      socket.end(`HTTP/1.1 ${code} ${code === 200 ? 'OK' : 'Status'}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok`);
+      socket.end(
+        `HTTP/1.1 ${code} ${code === 200 ? 'OK' : 'Status'}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok`,
+      );
     // Answer after the request arrives, as a real server does.
     socket.once('data', () => {
       if (mode === 'up') answer(200);

@@ -1,9 +1,10 @@
-import { resolve } from 'node:path';
+import { join } from 'node:path';
+import { FIXTURES } from './fixtures.js';
 import { createProxmoxClient, type ProxmoxClient } from '../../src/ingest/proxmox/client.js';
 import { loadRecordedRoutes, type ProxmoxStandin, type RecordedResponse, type RouteTable } from './proxmox-standin.js';
 
 /** Recordings of the synthetic 3-node cluster `lab` (pve1..pve3, 10 guests, 9 storages). */
-export const LAB_FIXTURES = resolve(process.cwd(), 'test/fixtures/proxmox/cluster-lab');
+export const LAB_FIXTURES = join(FIXTURES, 'proxmox/cluster-lab');
 
 function bodyOf(table: RouteTable, key: string): { data: unknown } {
   const r = table.get(key) as RecordedResponse | undefined;
@@ -44,5 +45,11 @@ export function patchData(table: RouteTable, key: string, patch: Record<string, 
 
 /** A client for the stand-in with short timeouts, so fault tests stay fast. */
 export function standinClient(standin: ProxmoxStandin, overrides: { token?: string } = {}): ProxmoxClient {
-  return createProxmoxClient({ baseUrl: standin.url, token: overrides.token ?? standin.token, timeoutMs: 400, retries: 1, backoffMs: 10 });
+  return createProxmoxClient({
+    baseUrl: standin.url,
+    token: overrides.token ?? standin.token,
+    timeoutMs: 400,
+    retries: 1,
+    backoffMs: 10,
+  });
 }

@@ -8,7 +8,11 @@ import { taskEntry, type TaskSpec } from '../../src/demo/proxmox-tasks.js';
 export * from '../../src/demo/proxmox-tasks.js';
 
 /** The same task through the real transform, as ingest stores it. */
-export function taskEvent(cluster: string, spec: TaskSpec & { upid?: string }, guestKind: 'qemu' | 'lxc' = 'qemu'): EventRecord {
+export function taskEvent(
+  cluster: string,
+  spec: TaskSpec & { upid?: string },
+  guestKind: 'qemu' | 'lxc' = 'qemu',
+): EventRecord {
   const r = transformProxmoxTask(taskEntry(spec), { cluster, guestKindOf: () => guestKind });
   if (!r.ok) throw new Error(`test task does not transform: ${r.reason}`);
   return r.event;
@@ -24,4 +28,3 @@ export function useEventCleanup(driver: Driver, scope: string): void {
     await driver.executeQuery('MATCH (e:Event) WHERE e.hostId CONTAINS $scope DETACH DELETE e', { scope });
   });
 }
-

@@ -20,13 +20,21 @@ export interface TestServer {
  * Starts the real HTTP server on 127.0.0.1 (free port) with a fresh tokens file, one token per role,
  * and the gate policy the service would load at start (the shipped one unless `options.policy`).
  */
-export async function startTestServer(driver: Driver, options: { policy?: LoadedPolicy; tokenPrefix?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  driver: Driver,
+  options: { policy?: LoadedPolicy; tokenPrefix?: string } = {},
+): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
   const file = join(dir, 'tokens.json');
   const roles: Role[] = ['agent', 'operator', 'scheduler', 'ingester'];
-  const tokens = Object.fromEntries(roles.map((r) => [r, addToken(file, `${options.tokenPrefix ?? 'test'}-${r}`, r)])) as Record<Role, string>;
-  const server = createHttpServer({ driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy }, new TokenStore(file));
+  const tokens = Object.fromEntries(
+    roles.map((r) => [r, addToken(file, `${options.tokenPrefix ?? 'test'}-${r}`, r)]),
+  ) as Record<Role, string>;
+  const server = createHttpServer(
+    { driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy },
+    new TokenStore(file),
+  );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,

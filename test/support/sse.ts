@@ -10,7 +10,12 @@ export interface SseSubscription {
  * separated by a blank line; `event: next` carries the result in `data:` lines; comments (`:`)
  * are keep-alives. Resolves once the response headers arrived (the subscription is registered).
  */
-export async function subscribeSse(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<SseSubscription> {
+export async function subscribeSse(
+  url: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<SseSubscription> {
   const abort = new AbortController();
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
@@ -33,8 +38,14 @@ export async function subscribeSse(url: string, token: string, query: string, va
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
           const lines = block.split('\n');
-          const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
-          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const event = lines
+            .find((l) => l.startsWith('event:'))
+            ?.slice(6)
+            .trim();
+          const data = lines
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('\n');
           if (event === 'next' && data) deliver(JSON.parse(data));
         }
       }

@@ -54,7 +54,10 @@ export function resolveClasspath(options: { log?: (msg: string) => void; force?:
     );
     if (r.status !== 0) {
       const tail = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
-      throw new EmbeddedNeo4jError('MAVEN_FAILED', `Maven could not build tools/neo4j-embedded (exit ${r.status}):\n${tail}`);
+      throw new EmbeddedNeo4jError(
+        'MAVEN_FAILED',
+        `Maven could not build tools/neo4j-embedded (exit ${r.status}):\n${tail}`,
+      );
     }
   }
   return `${classes}:${readFileSync(cacheFile, 'utf8').trim()}`;

@@ -57,7 +57,10 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
   const classpath = resolveClasspath({ log });
   const port = options.port ?? (await freePort());
   if (await portAnswers(port)) {
-    throw new EmbeddedNeo4jError('PORT_IN_USE', `port in use: 127.0.0.1:${port} already accepts connections; choose another port`);
+    throw new EmbeddedNeo4jError(
+      'PORT_IN_USE',
+      `port in use: 127.0.0.1:${port} already accepts connections; choose another port`,
+    );
   }
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -96,7 +99,11 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), timeoutS * 1000)));
-  const outcome = await Promise.race([readyLine.then(() => 'ready' as const), exit.then(() => 'exited' as const), timedOut]);
+  const outcome = await Promise.race([
+    readyLine.then(() => 'ready' as const),
+    exit.then(() => 'exited' as const),
+    timedOut,
+  ]);
   clearTimeout(timer);
   // The ready line is printed after Bolt binds; a connect proves it.
   const ready = outcome === 'ready' && (await portAnswers(port, 2000));
@@ -115,9 +122,12 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
     const why = died ? `exited with code ${exited}` : `not ready after ${timeoutS} s`;
     await stop();
     const msg = `embedded Neo4j ${why} (log ${logFile}):\n${tail(logFile)}`;
-    if (/Address already in use|BindException/.test(msg)) throw new EmbeddedNeo4jError('PORT_IN_USE', `port in use: 127.0.0.1:${port}\n${msg}`);
+    if (/Address already in use|BindException/.test(msg))
+      throw new EmbeddedNeo4jError('PORT_IN_USE', `port in use: 127.0.0.1:${port}\n${msg}`);
     throw new EmbeddedNeo4jError(died ? 'EXITED' : 'NOT_READY', msg);
   }
-  log(`embedded Neo4j 5.26 ready on bolt://127.0.0.1:${port} in ${((Date.now() - started) / 1000).toFixed(1)} s (data ${dataDir})`);
+  log(
+    `embedded Neo4j 5.26 ready on bolt://127.0.0.1:${port} in ${((Date.now() - started) / 1000).toFixed(1)} s (data ${dataDir})`,
+  );
   return { uri: `bolt://127.0.0.1:${port}`, port, logFile, pid: child.pid, stop };
 }

@@ -26,7 +26,8 @@ export interface AmbiguousValue {
 }
 
 /** Placeholder serials firmware ships with; they identify nothing. */
-const JUNK_SERIALS = /^(to be filled by o\.e\.m\.|default string|none|n\/a|not specified|system serial number|0+|1234567890?|123456789)$/i;
+const JUNK_SERIALS =
+  /^(to be filled by o\.e\.m\.|default string|none|n\/a|not specified|system serial number|0+|1234567890?|123456789)$/i;
 
 /** SMBIOS stores the first three UUID fields little-endian; readers disagree on byte order. */
 function swapUuid(u: string): string {
@@ -37,7 +38,8 @@ function swapUuid(u: string): string {
 
 function uuidKey(u: string | null): string | null {
   const v = (u ?? '').trim().toLowerCase();
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v) || /^[0-]+$|^[f-]+$/.test(v)) return null;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v) || /^[0-]+$|^[f-]+$/.test(v))
+    return null;
   const swapped = swapUuid(v);
   return v < swapped ? v : swapped; // the same key whichever byte order a reader used
 }
@@ -75,7 +77,10 @@ function orient(a: IdentityFacts, b: IdentityFacts): [IdentityFacts, IdentityFac
  * ambiguous and matches nothing; a resource strongly matched to two different partners of one
  * provider gets medium confidence on both (the conflict is in the evidence).
  */
-export function matchIdentities(facts: readonly IdentityFacts[], rules: readonly IdentityRule[] = IDENTITY_RULES): { matches: IdentityMatch[]; ambiguous: AmbiguousValue[] } {
+export function matchIdentities(
+  facts: readonly IdentityFacts[],
+  rules: readonly IdentityRule[] = IDENTITY_RULES,
+): { matches: IdentityMatch[]; ambiguous: AmbiguousValue[] } {
   const machines = facts.filter((f) => f.kind === 'host' || f.kind === 'vm' || f.kind === 'lxc');
   const pairs = new Map<string, { a: IdentityFacts; b: IdentityFacts; hits: Array<[IdentityRule, string]> }>();
   const ambiguous: AmbiguousValue[] = [];
@@ -112,13 +117,19 @@ export function matchIdentities(facts: readonly IdentityFacts[], rules: readonly
   const partners = new Map<string, Set<string>>();
   for (const { a, b, hits } of pairs.values()) {
     if (hits.every(([r]) => r === 'name')) continue;
-    for (const [x, y] of [[a, b], [b, a]] as const) partners.set(`${x.id}|${y.provider}`, (partners.get(`${x.id}|${y.provider}`) ?? new Set()).add(y.id));
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const)
+      partners.set(`${x.id}|${y.provider}`, (partners.get(`${x.id}|${y.provider}`) ?? new Set()).add(y.id));
   }
   const matches = [...pairs.values()].map(({ a, b, hits }) => {
     const rule = IDENTITY_RULES.find((r) => hits.some(([h]) => h === r))!;
-    const conflict = (partners.get(`${a.id}|${b.provider}`)?.size ?? 0) > 1 || (partners.get(`${b.id}|${a.provider}`)?.size ?? 0) > 1;
+    const conflict =
+      (partners.get(`${a.id}|${b.provider}`)?.size ?? 0) > 1 || (partners.get(`${b.id}|${a.provider}`)?.size ?? 0) > 1;
     const confidence: EdgeConfidence = rule === 'name' ? 'low' : conflict ? 'medium' : 'high';
-    const evidence = hits.map(([r, v]) => `${r}=${v}`).join('; ') + (conflict ? '; conflict: another resource matches too' : '');
+    const evidence =
+      hits.map(([r, v]) => `${r}=${v}`).join('; ') + (conflict ? '; conflict: another resource matches too' : '');
     return { fromId: a.id, toId: b.id, rule, confidence, evidence };
   });
   return { matches: matches.sort((x, y) => `${x.fromId}|${x.toId}`.localeCompare(`${y.fromId}|${y.toId}`)), ambiguous };

@@ -4,7 +4,13 @@ import { listIdentityFacts } from '../../graph/identity-facts.js';
 import { withdrawInferredEdges } from '../../graph/inferred-edges.js';
 import type { EdgeInput } from '../../model/index.js';
 import { newUpdateTag } from '../report.js';
-import { IDENTITY_RULES, matchIdentities, type AmbiguousValue, type IdentityMatch, type IdentityRule } from './identity-match.js';
+import {
+  IDENTITY_RULES,
+  matchIdentities,
+  type AmbiguousValue,
+  type IdentityMatch,
+  type IdentityRule,
+} from './identity-match.js';
 
 export { withdrawInferredEdges } from '../../graph/inferred-edges.js';
 export { matchIdentities, IDENTITY_RULES, type IdentityMatch, type IdentityRule } from './identity-match.js';
@@ -50,8 +56,20 @@ export async function resolveManifestsAs(
   // A run limited to some rules only withdraws edges it could have re-asserted.
   let withdrawn = 0;
   for (const rule of options.rules ? [...options.rules] : [null]) {
-    const res = await withdrawInferredEdges(driver, { source: MANIFESTS_AS_SOURCE, rule, exceptTag: updateTag, idPrefixes: options.idPrefixes ?? null });
+    const res = await withdrawInferredEdges(driver, {
+      source: MANIFESTS_AS_SOURCE,
+      rule,
+      exceptTag: updateTag,
+      idPrefixes: options.idPrefixes ?? null,
+    });
     withdrawn += res.withdrawn;
   }
-  return { matches, ambiguous, written: written.written, created: written.created, withdrawn, skipped: written.skipped };
+  return {
+    matches,
+    ambiguous,
+    written: written.written,
+    created: written.created,
+    withdrawn,
+    skipped: written.skipped,
+  };
 }

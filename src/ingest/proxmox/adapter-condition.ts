@@ -31,12 +31,21 @@ export async function recordProxmoxUnreachable(
 ): Promise<string> {
   const err = input.error;
   const byName = input.clusterName ? [resourceId('proxmox', input.clusterName, 'cluster')] : [];
-  const byUrl = await findResourceIdsByAttribute(driver, { provider: 'proxmox', kind: 'cluster', key: 'api_url', value: input.apiUrl });
+  const byUrl = await findResourceIdsByAttribute(driver, {
+    provider: 'proxmox',
+    kind: 'cluster',
+    key: 'api_url',
+    value: input.apiUrl,
+  });
   const known = await existingResourceIds(driver, [...byName, ...byUrl]);
   let target = [...byName, ...byUrl].find((id) => known.has(id));
   if (!target) {
     target = byName[0] ?? placeholderId(input.apiUrl);
-    report.skipped.push({ what: 'resource', id: target, reason: 'cluster never read: a placeholder cluster resource carries adapter_unreachable' });
+    report.skipped.push({
+      what: 'resource',
+      id: target,
+      reason: 'cluster never read: a placeholder cluster resource carries adapter_unreachable',
+    });
     await upsertResources(driver, [
       {
         id: target,
@@ -53,24 +62,56 @@ export async function recordProxmoxUnreachable(
   }
   const evidence =
     err instanceof ProxmoxApiError
-      ? { apiUrl: input.apiUrl, kind: err.kind, status: err.status, path: err.path, message: err.message, attempts: err.attempts }
+      ? {
+          apiUrl: input.apiUrl,
+          kind: err.kind,
+          status: err.status,
+          path: err.path,
+          message: err.message,
+          attempts: err.attempts,
+        }
       : { apiUrl: input.apiUrl, kind: 'internal', message: err instanceof Error ? err.message : String(err) };
-  const { condition, opened } = await openCondition(driver, { resourceId: target, type: 'adapter_unreachable', evidence });
+  const { condition, opened } = await openCondition(driver, {
+    resourceId: target,
+    type: 'adapter_unreachable',
+    evidence,
+  });
   if (opened) report.conditions.opened.push(condition.id);
   return target;
 }
 
 /** Resolves the condition on the cluster and on any placeholder for the same URL; retires placeholders. */
-export async function recordProxmoxReachable(driver: Driver, input: { apiUrl: string; clusterName: string }, report: IngestReport): Promise<void> {
+export async function recordProxmoxReachable(
+  driver: Driver,
+  input: { apiUrl: string; clusterName: string },
+  report: IngestReport,
+): Promise<void> {
   const real = resourceId('proxmox', input.clusterName, 'cluster');
-  const byUrl = await findResourceIdsByAttribute(driver, { provider: 'proxmox', kind: 'cluster', key: 'api_url', value: input.apiUrl });
+  const byUrl = await findResourceIdsByAttribute(driver, {
+    provider: 'proxmox',
+    kind: 'cluster',
+    key: 'api_url',
+    value: input.apiUrl,
+  });
   const others = byUrl.filter((id) => id !== real);
   for (const id of [real, ...others]) {
-    const evidence = { apiUrl: input.apiUrl, message: id === real ? 'the API answered again' : `superseded by ${real}` };
-    const { condition, resolved } = await resolveCondition(driver, { resourceId: id, type: 'adapter_unreachable', evidence });
+    const evidence = {
+      apiUrl: input.apiUrl,
+      message: id === real ? 'the API answered again' : `superseded by ${real}`,
+    };
+    const { condition, resolved } = await resolveCondition(driver, {
+      resourceId: id,
+      type: 'adapter_unreachable',
+      evidence,
+    });
     if (resolved && condition) report.conditions.resolved.push(condition.id);
   }
-  const placeholders = await findResourceIdsByAttribute(driver, { provider: 'proxmox', kind: 'cluster', key: 'placeholder', value: true });
+  const placeholders = await findResourceIdsByAttribute(driver, {
+    provider: 'proxmox',
+    kind: 'cluster',
+    key: 'placeholder',
+    value: true,
+  });
   const retired = placeholders.filter((id) => others.includes(id));
   if (retired.length > 0) await markResourcesMissing(driver, retired);
 }

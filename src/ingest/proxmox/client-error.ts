@@ -27,7 +27,10 @@ export class ProxmoxApiError extends Error {
     cause?: unknown;
   }) {
     const status = init.status ?? null;
-    super(`${init.method} ${init.path}: ${status !== null ? `HTTP ${status}: ` : ''}${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause });
+    super(
+      `${init.method} ${init.path}: ${status !== null ? `HTTP ${status}: ` : ''}${init.detail}`,
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
     this.name = 'ProxmoxApiError';
     this.kind = init.kind;
     this.method = init.method;
@@ -63,7 +66,13 @@ export function transportError(method: 'GET' | 'POST', path: string, err: unknow
       cause: err,
     });
   }
-  return new ProxmoxApiError({ kind: 'network', method, path, detail: `${code ? code + ': ' : ''}${text}`, cause: err });
+  return new ProxmoxApiError({
+    kind: 'network',
+    method,
+    path,
+    detail: `${code ? code + ': ' : ''}${text}`,
+    cause: err,
+  });
 }
 
 /** Reads `message` from a Proxmox error body, if the body is the usual JSON envelope. */
@@ -81,11 +90,24 @@ function bodyMessage(text: string): string | null {
 }
 
 /** Builds the error for a non-2xx answer; 401 and 403 say what to check. */
-export function statusError(method: 'GET' | 'POST', path: string, status: number, statusMessage: string, body: string): ProxmoxApiError {
+export function statusError(
+  method: 'GET' | 'POST',
+  path: string,
+  status: number,
+  statusMessage: string,
+  body: string,
+): ProxmoxApiError {
   const reason = statusMessage.trim();
   const providerMessage = bodyMessage(body) ?? (reason !== '' ? reason : null);
   if (status === 401) {
-    return new ProxmoxApiError({ kind: 'auth', method, path, status, providerMessage, detail: 'authentication failed: check AITIA_PROXMOX_TOKEN' });
+    return new ProxmoxApiError({
+      kind: 'auth',
+      method,
+      path,
+      status,
+      providerMessage,
+      detail: 'authentication failed: check AITIA_PROXMOX_TOKEN',
+    });
   }
   if (status === 403) {
     return new ProxmoxApiError({
@@ -97,5 +119,12 @@ export function statusError(method: 'GET' | 'POST', path: string, status: number
       detail: `permission denied: the token lacks a privilege for this path (e.g. PVEAuditor on /)${providerMessage ? ` — ${providerMessage}` : ''}`,
     });
   }
-  return new ProxmoxApiError({ kind: 'http', method, path, status, providerMessage, detail: providerMessage ?? 'no message' });
+  return new ProxmoxApiError({
+    kind: 'http',
+    method,
+    path,
+    status,
+    providerMessage,
+    detail: providerMessage ?? 'no message',
+  });
 }

@@ -54,7 +54,7 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
     try {
       ca = readFileSync(options.caFile);
     } catch (err) {
-      throw new Error(`cannot read AITIA_PROXMOX_CA_FILE ${options.caFile}: ${(err as Error).message}`);
+      throw new Error(`cannot read AITIA_PROXMOX_CA_FILE ${options.caFile}: ${(err as Error).message}`, { cause: err });
     }
   }
   const agent = isHttps
@@ -68,7 +68,10 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
 
   function once(method: 'GET' | 'POST', path: string, url: URL, form: string | null): Promise<RawAnswer> {
     return new Promise((resolve, reject) => {
-      const extra: Record<string, string | number> = form === null ? {} : { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form) };
+      const extra: Record<string, string | number> =
+        form === null
+          ? {}
+          : { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form) };
       const req = (isHttps ? https : http).request(url, { method, agent, headers: { ...headers, ...extra } });
       let settled = false;
       const fail = (err: ProxmoxApiError) => {
@@ -78,27 +81,56 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
         req.destroy();
         reject(err);
       };
-      const timer = setTimeout(() => fail(new ProxmoxApiError({ kind: 'timeout', method, path, detail: `no complete answer within ${timeoutMs} ms` })), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          fail(
+            new ProxmoxApiError({ kind: 'timeout', method, path, detail: `no complete answer within ${timeoutMs} ms` }),
+          ),
+        timeoutMs,
+      );
       req.on('error', (err) => fail(transportError(method, path, err)));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > maxBody) fail(new ProxmoxApiError({ kind: 'malformed', method, path, detail: `answer larger than ${maxBody} bytes` }));
+          if (size > maxBody)
+            fail(
+              new ProxmoxApiError({ kind: 'malformed', method, path, detail: `answer larger than ${maxBody} bytes` }),
+            );
           else chunks.push(c);
         });
         // A connection cut mid-body (close before a complete message, or an error) is a transport failure.
         res.on('close', () => {
-          if (!res.complete) fail(new ProxmoxApiError({ kind: 'network', method, path, detail: 'connection closed before the answer was complete' }));
+          if (!res.complete)
+            fail(
+              new ProxmoxApiError({
+                kind: 'network',
+                method,
+                path,
+                detail: 'connection closed before the answer was complete',
+              }),
+            );
         });
         res.on('error', (err) => fail(transportError(method, path, err)));
         res.on('end', () => {
           if (settled) return;
-          if (!res.complete) return fail(new ProxmoxApiError({ kind: 'network', method, path, detail: 'connection closed before the answer was complete' }));
+          if (!res.complete)
+            return fail(
+              new ProxmoxApiError({
+                kind: 'network',
+                method,
+                path,
+                detail: 'connection closed before the answer was complete',
+              }),
+            );
           settled = true;
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', body: Buffer.concat(chunks).toString('utf8') });
+          resolve({
+            status: res.statusCode ?? 0,
+            statusMessage: res.statusMessage ?? '',
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
         });
       });
       req.end(form ?? undefined);
@@ -106,7 +138,8 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
   }
 
   function parse(method: 'GET' | 'POST', path: string, answer: RawAnswer): unknown {
-    if (answer.status < 200 || answer.status >= 300) throw statusError(method, path, answer.status, answer.statusMessage, answer.body);
+    if (answer.status < 200 || answer.status >= 300)
+      throw statusError(method, path, answer.status, answer.statusMessage, answer.body);
     let parsed: unknown;
     try {
       parsed = JSON.parse(answer.body);
@@ -115,12 +148,22 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
       throw new ProxmoxApiError({ kind: 'malformed', method, path, status: answer.status, detail });
     }
     if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) {
-      throw new ProxmoxApiError({ kind: 'malformed', method, path, status: answer.status, detail: 'answer is not a {"data": …} envelope' });
+      throw new ProxmoxApiError({
+        kind: 'malformed',
+        method,
+        path,
+        status: answer.status,
+        detail: 'answer is not a {"data": …} envelope',
+      });
     }
     return (parsed as { data: unknown }).data;
   }
 
-  async function call(method: 'GET' | 'POST', path: string, params: Record<string, string | number> | undefined): Promise<unknown> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    params: Record<string, string | number> | undefined,
+  ): Promise<unknown> {
     if (!path.startsWith('/')) throw new Error(`Proxmox API path must start with /: ${path}`);
     const url = new URL(base.href + path);
     const encoded = new URLSearchParams(Object.entries(params ?? {}).map(([k, v]) => [k, String(v)])).toString();

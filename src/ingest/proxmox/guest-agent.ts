@@ -11,7 +11,11 @@ export type GuestAgentState = 'running' | 'not_running' | 'not_configured';
  * `QEMU guest agent is not running`, `VM <id> is not running`, `No QEMU guest agent configured`.
  * Returns null when the ping failed for another reason (timeout, 595): the stored value stays.
  */
-export function guestAgentState(input: { enabled: boolean; running: boolean; ping: AgentPingAnswer | null }): GuestAgentState | null {
+export function guestAgentState(input: {
+  enabled: boolean;
+  running: boolean;
+  ping: AgentPingAnswer | null;
+}): GuestAgentState | null {
   if (!input.enabled) return 'not_configured';
   if (!input.running) return 'not_running';
   if (!input.ping) return null;

@@ -30,7 +30,8 @@ function wantsPing(status: unknown): boolean {
   const parsed = GuestStatusSchema.safeParse(status);
   if (!parsed.success) return false;
   const s = parsed.data;
-  const running = mapProxmoxVm({ status: s.status, qmpstatus: s.qmpstatus ?? null, lock: s.lock ?? null }).state === 'running';
+  const running =
+    mapProxmoxVm({ status: s.status, qmpstatus: s.qmpstatus ?? null, lock: s.lock ?? null }).state === 'running';
   return shouldPingAgent({ enabled: Boolean(s.agent), running });
 }
 
@@ -51,13 +52,27 @@ export async function fetchGuestDetails(
   const fail = (g: GuestEntry, path: string, err: unknown) => {
     const e = err instanceof ProxmoxApiError ? err : null;
     if (e && nodeSilent(e) && !silent.has(g.node)) silent.set(g.node, e.message);
-    out.errors.push({ scope: `proxmox:${cluster}/node/${g.node}`, path, status: e?.status ?? null, message: e?.message ?? String(err) });
+    out.errors.push({
+      scope: `proxmox:${cluster}/node/${g.node}`,
+      path,
+      status: e?.status ?? null,
+      message: e?.message ?? String(err),
+    });
   };
   /** One detail call; `ok: false` when it failed or was not asked (a JSON `null` answer is still an answer). */
-  const call = async (g: GuestEntry, path: string, fn: () => Promise<unknown>): Promise<{ ok: boolean; data: unknown }> => {
+  const call = async (
+    g: GuestEntry,
+    path: string,
+    fn: () => Promise<unknown>,
+  ): Promise<{ ok: boolean; data: unknown }> => {
     const down = silent.get(g.node);
     if (down !== undefined) {
-      out.errors.push({ scope: `proxmox:${cluster}/node/${g.node}`, path, status: null, message: `not asked: node ${g.node} did not answer (${down})` });
+      out.errors.push({
+        scope: `proxmox:${cluster}/node/${g.node}`,
+        path,
+        status: null,
+        message: `not asked: node ${g.node} did not answer (${down})`,
+      });
       return { ok: false, data: null };
     }
     try {
@@ -73,11 +88,21 @@ export async function fetchGuestDetails(
     const base = `/nodes/${g.node}/${g.type}/${g.vmid}`;
     const status = await call(g, `${base}/status/current`, () => getGuestStatus(client, g.node, g.type, g.vmid));
     const config = await call(g, `${base}/config`, () => getGuestConfig(client, g.node, g.type, g.vmid));
-    const detail: GuestDetail = { status: status.data, config: config.data, failed: !status.ok || !config.ok, ping: null };
+    const detail: GuestDetail = {
+      status: status.data,
+      config: config.data,
+      failed: !status.ok || !config.ok,
+      ping: null,
+    };
     if (g.type === 'qemu' && options.agentPing && status.ok && wantsPing(status.data) && !silent.has(g.node)) {
       detail.ping = await pingGuestAgent(client, g.node, g.vmid);
       if (detail.ping.ok || detail.ping.status === 500) out.fetched++;
-      else out.skipped.push({ what: 'call', id: `${base}/agent/ping`, reason: `agent ping gave no answer (${detail.ping.message ?? 'no message'}): qemu_guest_agent left as it was` });
+      else
+        out.skipped.push({
+          what: 'call',
+          id: `${base}/agent/ping`,
+          reason: `agent ping gave no answer (${detail.ping.message ?? 'no message'}): qemu_guest_agent left as it was`,
+        });
     }
     out.details.set(guestKey(g), detail);
   });

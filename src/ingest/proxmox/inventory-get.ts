@@ -18,12 +18,22 @@ export function getClusterResources(client: ProxmoxClient): Promise<unknown> {
 }
 
 /** `GET /nodes/{node}/{qemu|lxc}/{vmid}/status/current`. */
-export function getGuestStatus(client: ProxmoxClient, node: string, type: 'qemu' | 'lxc', vmid: number): Promise<unknown> {
+export function getGuestStatus(
+  client: ProxmoxClient,
+  node: string,
+  type: 'qemu' | 'lxc',
+  vmid: number,
+): Promise<unknown> {
   return client.get(`/nodes/${encodeURIComponent(node)}/${type}/${vmid}/status/current`);
 }
 
 /** `GET /nodes/{node}/{qemu|lxc}/{vmid}/config` (pending changes applied, as Proxmox returns by default). */
-export function getGuestConfig(client: ProxmoxClient, node: string, type: 'qemu' | 'lxc', vmid: number): Promise<unknown> {
+export function getGuestConfig(
+  client: ProxmoxClient,
+  node: string,
+  type: 'qemu' | 'lxc',
+  vmid: number,
+): Promise<unknown> {
   return client.get(`/nodes/${encodeURIComponent(node)}/${type}/${vmid}/config`);
 }
 

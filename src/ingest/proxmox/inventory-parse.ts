@@ -59,10 +59,20 @@ export function parseClusterStatus(data: unknown): Parsed<ParsedClusterStatus> {
     }
   }
   if (cluster) {
-    return { ok: true, value: { name: cluster.name, standalone: false, quorate: cluster.quorate ?? null, version: cluster.version ?? null, nodes } };
+    return {
+      ok: true,
+      value: {
+        name: cluster.name,
+        standalone: false,
+        quorate: cluster.quorate ?? null,
+        version: cluster.version ?? null,
+        nodes,
+      },
+    };
   }
   const local = nodes.find((n) => n.local) ?? nodes[0];
-  if (!local || /\s/.test(local.name)) return { ok: false, reason: '/cluster/status: neither a cluster entry nor a node to name the scope' };
+  if (!local || /\s/.test(local.name))
+    return { ok: false, reason: '/cluster/status: neither a cluster entry nor a node to name the scope' };
   return { ok: true, value: { name: local.name, standalone: true, quorate: null, version: null, nodes } };
 }
 
@@ -74,7 +84,13 @@ export function parseClusterResources(data: unknown): Parsed<ParsedClusterResour
     const e = (entry ?? {}) as { type?: unknown; id?: unknown };
     const id = typeof e.id === 'string' ? e.id : null;
     const schema =
-      e.type === 'node' ? NodeEntrySchema : e.type === 'qemu' || e.type === 'lxc' ? GuestEntrySchema : e.type === 'storage' ? StorageEntrySchema : null;
+      e.type === 'node'
+        ? NodeEntrySchema
+        : e.type === 'qemu' || e.type === 'lxc'
+          ? GuestEntrySchema
+          : e.type === 'storage'
+            ? StorageEntrySchema
+            : null;
     if (!schema) {
       if (typeof e.type === 'string') out.ignored++;
       else out.problems.push({ id, reason: 'entry without a type' });

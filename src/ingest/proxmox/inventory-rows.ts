@@ -1,14 +1,11 @@
-import {
-  mapProxmoxNode,
-  mapProxmoxStorage,
-  resourceId,
-  type Attributes,
-  type EdgeInput,
-} from '../../model/index.js';
+import { mapProxmoxNode, mapProxmoxStorage, resourceId, type Attributes, type EdgeInput } from '../../model/index.js';
 import type { RawRow } from '../row-validation.js';
 import type { ProxmoxInventoryInput } from './inventory-transform.js';
 
-function attributes(entries: Record<string, Attributes[string] | undefined | null>): { attrs: Attributes; clear: string[] } {
+function attributes(entries: Record<string, Attributes[string] | undefined | null>): {
+  attrs: Attributes;
+  clear: string[];
+} {
   const attrs: Attributes = {};
   const clear: string[] = [];
   for (const [k, v] of Object.entries(entries)) {
@@ -35,14 +32,28 @@ export function clusterRow(input: ProxmoxInventoryInput, online: Set<string>): R
     // Set on a cluster first recorded while unreachable; the real listing clears it.
     placeholder: undefined,
   });
-  return { row: { id: resourceId('proxmox', s.name, 'cluster'), kind: 'cluster', provider: 'proxmox', name: s.name, state, rawState, attributes: attrs }, clear, coarse: false };
+  return {
+    row: {
+      id: resourceId('proxmox', s.name, 'cluster'),
+      kind: 'cluster',
+      provider: 'proxmox',
+      name: s.name,
+      state,
+      rawState,
+      attributes: attrs,
+    },
+    clear,
+    coarse: false,
+  };
 }
 
 /** One host per node, named in either listing; MEMBER_OF its cluster. */
 export function hostRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope: string): RawRow[] {
   const cluster = input.status.name;
   const clusterId = resourceId('proxmox', cluster, 'cluster');
-  const names = [...new Set([...input.status.nodes.map((n) => n.name), ...input.resources.nodes.map((n) => n.node)])].sort();
+  const names = [
+    ...new Set([...input.status.nodes.map((n) => n.name), ...input.resources.nodes.map((n) => n.node)]),
+  ].sort();
   return names.map((name) => {
     const listed = input.resources.nodes.find((n) => n.node === name);
     const member = input.status.nodes.find((n) => n.name === name);
@@ -59,7 +70,19 @@ export function hostRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope
       maxdisk: listed?.maxdisk,
       subscription_level: listed?.level ?? member?.level,
     });
-    return { row: { id, kind: 'host', provider: 'proxmox', name, state: mapped.state, rawState: mapped.rawState, attributes: attrs }, clear, coarse: false };
+    return {
+      row: {
+        id,
+        kind: 'host',
+        provider: 'proxmox',
+        name,
+        state: mapped.state,
+        rawState: mapped.rawState,
+        attributes: attrs,
+      },
+      clear,
+      coarse: false,
+    };
   });
 }
 
@@ -80,6 +103,18 @@ export function storageRows(input: ProxmoxInventoryInput, edges: EdgeInput[], sc
       shared: s.shared,
       maxdisk: s.maxdisk,
     });
-    return { row: { id, kind: 'storage', provider: 'proxmox', name: s.storage, state: mapped.state, rawState: mapped.rawState, attributes: attrs }, clear, coarse: false };
+    return {
+      row: {
+        id,
+        kind: 'storage',
+        provider: 'proxmox',
+        name: s.storage,
+        state: mapped.state,
+        rawState: mapped.rawState,
+        attributes: attrs,
+      },
+      clear,
+      coarse: false,
+    };
   });
 }

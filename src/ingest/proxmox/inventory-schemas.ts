@@ -5,7 +5,13 @@ import { z } from 'zod';
  * fields between releases); numbers may arrive as strings from some endpoints, so they are coerced.
  * Required fields are the ones an id or a state is built from; everything else is optional.
  */
-const num = z.union([z.number(), z.string().regex(/^-?\d+(?:\.\d+)?$/).transform(Number)]);
+const num = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d+(?:\.\d+)?$/)
+    .transform(Number),
+]);
 const flag = z.union([z.boolean(), num]).transform((v) => v === true || v === 1);
 const text = z.string();
 

@@ -57,7 +57,14 @@ function splitTags(tags: string | undefined): string[] | undefined {
   return list.length > 0 ? list : undefined;
 }
 
-function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<string>, edges: EdgeInput[], scope: string, problems: string[]): RawRow {
+function guestRow(
+  g: GuestEntry,
+  input: ProxmoxInventoryInput,
+  online: Set<string>,
+  edges: EdgeInput[],
+  scope: string,
+  problems: string[],
+): RawRow {
   const cluster = input.status.name;
   const id = resourceId('proxmox', cluster, g.type, g.vmid);
   const detail = input.details.get(guestKey(g));
@@ -68,7 +75,9 @@ function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<strin
   const nodeOnline = online.has(g.node);
   // An answer that arrived but cannot be read leaves the guest half-seen: the pass is not complete.
   if (detail && !detail.failed && (!status || !config)) {
-    const what = !status ? `status/current (${statusParse?.success === false ? statusParse.error.issues[0]?.message : 'empty'})` : 'config (not an object)';
+    const what = !status
+      ? `status/current (${statusParse?.success === false ? statusParse.error.issues[0]?.message : 'empty'})`
+      : 'config (not an object)';
     problems.push(`${g.type}/${g.vmid} on ${g.node}: unreadable ${what}`);
   }
   const attrs: Attributes = {};
@@ -116,7 +125,13 @@ function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<strin
     mapped = g.type === 'qemu' ? mapProxmoxVm(raw) : mapProxmoxLxc(raw);
   }
 
-  edges.push({ type: 'RUNS_ON', fromId: id, toId: resourceId('proxmox', cluster, 'node', g.node), provenance: 'observed', source: scope });
+  edges.push({
+    type: 'RUNS_ON',
+    fromId: id,
+    toId: resourceId('proxmox', cluster, 'node', g.node),
+    provenance: 'observed',
+    source: scope,
+  });
   if (config) {
     for (const k of CONFIG_KEYS) managed.add(k);
     const macs = parseMacAddresses(config);
@@ -125,15 +140,31 @@ function guestRow(g: GuestEntry, input: ProxmoxInventoryInput, online: Set<strin
     put('serial_number', parseSmbiosSerial(config));
     put('ostype', typeof config.ostype === 'string' ? config.ostype : undefined);
     const byStorage = new Map<string, string[]>();
-    for (const v of parseGuestVolumes(config)) byStorage.set(v.storage, [...(byStorage.get(v.storage) ?? []), `${v.key}=${v.volume}`]);
+    for (const v of parseGuestVolumes(config))
+      byStorage.set(v.storage, [...(byStorage.get(v.storage) ?? []), `${v.key}=${v.volume}`]);
     for (const [storage, volumes] of byStorage) {
       const toId = resourceId('proxmox', cluster, 'storage', g.node, storage);
-      edges.push({ type: 'STORED_ON', fromId: id, toId, provenance: 'observed', source: scope, evidence: volumes.join(' ') });
+      edges.push({
+        type: 'STORED_ON',
+        fromId: id,
+        toId,
+        provenance: 'observed',
+        source: scope,
+        evidence: volumes.join(' '),
+      });
     }
   }
   const name = g.name ?? status?.name ?? `${g.type === 'qemu' ? 'VM' : 'CT'} ${g.vmid}`;
   return {
-    row: { id, kind: g.type === 'qemu' ? 'vm' : 'lxc', provider: 'proxmox', name, state: mapped.state, rawState: mapped.rawState, attributes: attrs },
+    row: {
+      id,
+      kind: g.type === 'qemu' ? 'vm' : 'lxc',
+      provider: 'proxmox',
+      name,
+      state: mapped.state,
+      rawState: mapped.rawState,
+      attributes: attrs,
+    },
     clear: [...managed].filter((k) => !(k in attrs)),
     coarse: nodeOnline && (!status || !config || Boolean(detail?.failed)),
   };

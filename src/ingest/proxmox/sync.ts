@@ -1,7 +1,14 @@
 import type { Driver } from 'neo4j-driver';
 import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/staleness.js';
 import { isoNow } from '../../graph/values.js';
-import { createReport, emitProgress, finishReport, newUpdateTag, type IngestReport, type ProgressSink } from '../report.js';
+import {
+  createReport,
+  emitProgress,
+  finishReport,
+  newUpdateTag,
+  type IngestReport,
+  type ProgressSink,
+} from '../report.js';
 import { recordProxmoxReachable, recordProxmoxUnreachable } from './adapter-condition.js';
 import type { ProxmoxClient } from './client.js';
 import { ProxmoxApiError } from './client-error.js';
@@ -27,9 +34,22 @@ export interface SyncProxmoxOptions {
 }
 
 /** A fetch that could not read the cluster at all: the condition opens, nothing else changes. */
-async function unreachable(driver: Driver, client: ProxmoxClient, report: IngestReport, err: unknown, clusterName: string | null, path: string, options: SyncProxmoxOptions) {
+async function unreachable(
+  driver: Driver,
+  client: ProxmoxClient,
+  report: IngestReport,
+  err: unknown,
+  clusterName: string | null,
+  path: string,
+  options: SyncProxmoxOptions,
+) {
   const e = err instanceof ProxmoxApiError ? err : null;
-  report.errors.push({ scope: report.scope, path, status: e?.status ?? null, message: err instanceof Error ? err.message : String(err) });
+  report.errors.push({
+    scope: report.scope,
+    path,
+    status: e?.status ?? null,
+    message: err instanceof Error ? err.message : String(err),
+  });
   await recordProxmoxUnreachable(driver, { apiUrl: client.baseUrl, clusterName, error: err }, report);
   finishReport(report);
   emitProgress(options.onProgress, 'done', report);
@@ -45,7 +65,11 @@ async function unreachable(driver: Driver, client: ProxmoxClient, report: Ingest
  * failed or partial fetch (HTTP error, timeout, malformed JSON, a node that did not answer) marks
  * nothing; nothing is ever deleted. State changes are returned for the correlator.
  */
-export async function syncProxmox(driver: Driver, client: ProxmoxClient, options: SyncProxmoxOptions = {}): Promise<IngestReport> {
+export async function syncProxmox(
+  driver: Driver,
+  client: ProxmoxClient,
+  options: SyncProxmoxOptions = {},
+): Promise<IngestReport> {
   const updateTag = options.updateTag ?? newUpdateTag('proxmox');
   const observedAt = options.observedAt ?? isoNow();
   const report = createReport('proxmox', `proxmox:${new URL(client.baseUrl).host}`, updateTag, observedAt);
@@ -58,7 +82,8 @@ export async function syncProxmox(driver: Driver, client: ProxmoxClient, options
     return unreachable(driver, client, report, err, null, '/cluster/status', options);
   }
   const status = parseClusterStatus(statusData);
-  if (!status.ok) return unreachable(driver, client, report, new Error(status.reason), null, '/cluster/status', options);
+  if (!status.ok)
+    return unreachable(driver, client, report, new Error(status.reason), null, '/cluster/status', options);
   const cluster = status.value.name;
   report.scope = `proxmox:${cluster}`;
 
@@ -70,19 +95,29 @@ export async function syncProxmox(driver: Driver, client: ProxmoxClient, options
     return unreachable(driver, client, report, err, cluster, '/cluster/resources', options);
   }
   const resources = parseClusterResources(resourcesData);
-  if (!resources.ok) return unreachable(driver, client, report, new Error(resources.reason), cluster, '/cluster/resources', options);
+  if (!resources.ok)
+    return unreachable(driver, client, report, new Error(resources.reason), cluster, '/cluster/resources', options);
 
   const online = onlineNodes(resources.value);
   const guests = resources.value.guests.filter((g) => online.has(g.node));
-  const fetched = await fetchGuestDetails(client, cluster, guests, { concurrency: options.concurrency ?? 4, agentPing: options.agentPing ?? true });
+  const fetched = await fetchGuestDetails(client, cluster, guests, {
+    concurrency: options.concurrency ?? 4,
+    agentPing: options.agentPing ?? true,
+  });
   report.fetched += fetched.fetched;
   report.errors.push(...fetched.errors);
   report.skipped.push(...fetched.skipped);
   emitProgress(options.onProgress, 'fetch', report);
 
-  const inventory = transformProxmoxInventory({ apiUrl: client.baseUrl, status: status.value, resources: resources.value, details: fetched.details });
+  const inventory = transformProxmoxInventory({
+    apiUrl: client.baseUrl,
+    status: status.value,
+    resources: resources.value,
+    details: fetched.details,
+  });
   report.skipped.push(...inventory.skipped);
-  for (const p of inventory.problems) report.errors.push({ scope: report.scope, path: '/cluster/resources', status: null, message: p });
+  for (const p of inventory.problems)
+    report.errors.push({ scope: report.scope, path: '/cluster/resources', status: null, message: p });
   report.complete = report.errors.length === 0;
   emitProgress(options.onProgress, 'transform', report);
 
@@ -93,7 +128,13 @@ export async function syncProxmox(driver: Driver, client: ProxmoxClient, options
     const marked = await markUnseenResourcesMissing(driver, { scope: report.scope, updateTag, at: observedAt });
     report.markedMissing = marked.newlyMarked;
   }
-  const edges = await refreshEdgeStaleness(driver, { scope: report.scope, source: inventory.scope, updateTag, markUnseen: report.complete, at: observedAt });
+  const edges = await refreshEdgeStaleness(driver, {
+    scope: report.scope,
+    source: inventory.scope,
+    updateTag,
+    markUnseen: report.complete,
+    at: observedAt,
+  });
   report.edgesMarkedMissing = edges.marked;
   emitProgress(options.onProgress, 'staleness', report);
 

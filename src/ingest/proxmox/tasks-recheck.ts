@@ -33,9 +33,17 @@ export async function recheckRunningTasks(
     const start = Math.floor(DateTime.fromISO(e.startedAt).toSeconds());
     const vmid = e.objectId && /^\d+$/.test(e.objectId) ? e.objectId : undefined;
     try {
-      const listed = await getNodeTasks(client, node, { since: start, until: start, limit: 50, typefilter: e.rawType, ...(vmid ? { vmid } : {}) });
+      const listed = await getNodeTasks(client, node, {
+        since: start,
+        until: start,
+        limit: 50,
+        typefilter: e.rawType,
+        ...(vmid ? { vmid } : {}),
+      });
       report.fetched++;
-      const entry = Array.isArray(listed) ? listed.find((x) => (x as { upid?: unknown } | null)?.upid === e.id) : undefined;
+      const entry = Array.isArray(listed)
+        ? listed.find((x) => (x as { upid?: unknown } | null)?.upid === e.id)
+        : undefined;
       const body = entry ?? (await statusOrNull(client, node, e.id, report));
       if (body === null) {
         out.push({ ...e, statusClass: 'unknown', statusText: VANISHED_TASK_STATUS, endedAt: null });
@@ -47,7 +55,12 @@ export async function recheckRunningTasks(
       done++;
     } catch (err) {
       const status = err instanceof ProxmoxApiError ? err.status : null;
-      report.errors.push({ scope: `${report.scope}/node/${node}`, path: `/nodes/${node}/tasks`, status, message: `re-reading running task ${e.id}: ${err instanceof Error ? err.message : String(err)}` });
+      report.errors.push({
+        scope: `${report.scope}/node/${node}`,
+        path: `/nodes/${node}/tasks`,
+        status,
+        message: `re-reading running task ${e.id}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   return done;
@@ -61,7 +74,14 @@ async function statusOrNull(client: ProxmoxClient, node: string, upid: string, r
     return body;
   } catch (err) {
     // An HTTP answer (4xx/5xx other than "node unreachable") means the node is up and has no such task.
-    if (err instanceof ProxmoxApiError && err.status !== null && err.status < 595 && err.status !== 401 && err.status !== 403) return null;
+    if (
+      err instanceof ProxmoxApiError &&
+      err.status !== null &&
+      err.status < 595 &&
+      err.status !== 401 &&
+      err.status !== 403
+    )
+      return null;
     throw err;
   }
 }

@@ -64,7 +64,11 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
  * on their own. Malformed UPIDs and entries that contradict their UPID go to `skipped`, never to
  * the graph. A node whose read failed keeps its cursor; the others still advance.
  */
-export async function syncProxmoxTasks(driver: Driver, client: ProxmoxClient, options: SyncProxmoxTasksOptions = {}): Promise<TaskSyncReport> {
+export async function syncProxmoxTasks(
+  driver: Driver,
+  client: ProxmoxClient,
+  options: SyncProxmoxTasksOptions = {},
+): Promise<TaskSyncReport> {
   const report: TaskSyncReport = {
     ...createReport('proxmox', `proxmox:${new URL(client.baseUrl).host}`, newUpdateTag('proxmox-tasks')),
     events: { transformed: 0, written: 0, created: 0, updated: 0 },
@@ -76,7 +80,12 @@ export async function syncProxmoxTasks(driver: Driver, client: ProxmoxClient, op
     status = parseClusterStatus(await getClusterStatus(client));
     report.fetched++;
   } catch (err) {
-    report.errors.push({ scope: report.scope, path: '/cluster/status', status: err instanceof ProxmoxApiError ? err.status : null, message: message(err) });
+    report.errors.push({
+      scope: report.scope,
+      path: '/cluster/status',
+      status: err instanceof ProxmoxApiError ? err.status : null,
+      message: message(err),
+    });
     return finishReport(report) as TaskSyncReport;
   }
   if (!status.ok) {
@@ -88,7 +97,12 @@ export async function syncProxmoxTasks(driver: Driver, client: ProxmoxClient, op
   const known = await guestKindsOfCluster(driver, cluster);
   const nodes = status.value.nodes.filter((n) => n.online !== false).map((n) => n.name);
   for (const n of status.value.nodes.filter((x) => x.online === false)) {
-    report.errors.push({ scope: `${report.scope}/node/${n.name}`, path: null, status: null, message: 'node offline in /cluster/status: its tasks are read when it is back' });
+    report.errors.push({
+      scope: `${report.scope}/node/${n.name}`,
+      path: null,
+      status: null,
+      message: 'node offline in /cluster/status: its tasks are read when it is back',
+    });
   }
   const events: EventRecord[] = [];
   await mapLimit(nodes, options.concurrency ?? 4, async (node) => {
@@ -103,7 +117,12 @@ export async function syncProxmoxTasks(driver: Driver, client: ProxmoxClient, op
   // Cursors move only after the events are stored: a crash in between re-reads, never skips.
   for (const n of report.nodes) {
     if (n.complete && n.cursor !== null) {
-      n.cursor = await saveIngestCursor(driver, { id: taskCursorId(cluster, n.node), position: n.cursor, at: isoNow(), detail: { since: n.since, listed: n.listed } });
+      n.cursor = await saveIngestCursor(driver, {
+        id: taskCursorId(cluster, n.node),
+        position: n.cursor,
+        at: isoNow(),
+        detail: { since: n.since, listed: n.listed },
+      });
     }
   }
   report.nodes.sort((a, b) => a.node.localeCompare(b.node));
@@ -144,10 +163,20 @@ async function readNode(
     }
     answered = true;
     if (!complete) {
-      report.errors.push({ scope, path, status: null, message: `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)` });
+      report.errors.push({
+        scope,
+        path,
+        status: null,
+        message: `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)`,
+      });
     }
   } catch (err) {
-    report.errors.push({ scope, path, status: err instanceof ProxmoxApiError ? err.status : null, message: message(err) });
+    report.errors.push({
+      scope,
+      path,
+      status: err instanceof ProxmoxApiError ? err.status : null,
+      message: message(err),
+    });
   }
   const siblings = guestKindsFromListing(entries);
   const guestKindOf = (vmid: string) => known.get(vmid) ?? siblings.get(vmid) ?? null;
@@ -161,7 +190,11 @@ async function readNode(
       continue;
     }
     if (r.event.node !== node) {
-      report.skipped.push({ what: 'row', id: r.event.id, reason: `listed by node ${node} but its UPID names node ${r.event.node}` });
+      report.skipped.push({
+        what: 'row',
+        id: r.event.id,
+        reason: `listed by node ${node} but its UPID names node ${r.event.node}`,
+      });
       continue;
     }
     out.push(r.event);
@@ -169,7 +202,16 @@ async function readNode(
     starts.push(DateTime.fromISO(r.event.startedAt).toSeconds());
   }
   // Re-read stored running tasks the window did not list, only when the node answered its list.
-  const stale = answered ? (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id)) : [];
+  const stale = answered
+    ? (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id))
+    : [];
   const rechecked = await recheckRunningTasks(client, cluster, node, stale, guestKindOf, report, out);
-  return { node, since, listed: entries.length, complete, cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, starts) : null, rechecked };
+  return {
+    node,
+    since,
+    listed: entries.length,
+    complete,
+    cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, starts) : null,
+    rechecked,
+  };
 }

@@ -65,7 +65,8 @@ function disagreement(task: ProxmoxTask, upid: Upid): string | null {
 /** Status class, status text and end time of a list entry or a status body. */
 function outcome(task: ProxmoxTask): { statusClass: StatusClass; statusText: string | null; endedAt: string | null } {
   const endedAt = task.endtime === undefined ? null : iso(task.endtime);
-  if (task.status === 'RUNNING' || task.status === 'running') return { statusClass: 'running', statusText: null, endedAt: null };
+  if (task.status === 'RUNNING' || task.status === 'running')
+    return { statusClass: 'running', statusText: null, endedAt: null };
   // Status body: `stopped` + exitstatus (no endtime in that body).
   const text = task.status === 'stopped' ? task.exitstatus : task.status;
   if (text === undefined) {
@@ -82,13 +83,18 @@ function outcome(task: ProxmoxTask): { statusClass: StatusClass; statusText: str
  * entry whose UPID is malformed or whose fields contradict its UPID.
  */
 export function transformProxmoxTask(input: unknown, options: TaskTransformOptions): TaskTransformResult {
-  if (!/^[^\s/:]+$/.test(options.cluster)) return { ok: false, reason: `cluster name ${JSON.stringify(options.cluster)} is not usable in ids`, raw: input };
+  if (!/^[^\s/:]+$/.test(options.cluster))
+    return { ok: false, reason: `cluster name ${JSON.stringify(options.cluster)} is not usable in ids`, raw: input };
   // Status bodies arrive wrapped in `{ data: … }`; accept them as fetched.
   const body = isWrapped(input) ? input.data : input;
   const parsed = ProxmoxTaskSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, reason: `not a Proxmox task: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`, raw: input };
+    return {
+      ok: false,
+      reason: `not a Proxmox task: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
+      raw: input,
+    };
   }
   const task = parsed.data;
   const upidResult = parseUpid(task.upid);
@@ -99,7 +105,8 @@ export function transformProxmoxTask(input: unknown, options: TaskTransformOptio
 
   const info = taskTypeInfo(upid.type);
   const vmid = /^\d+$/.test(upid.id) ? upid.id : null;
-  const guestKind = info.scope === 'guest' && vmid ? (info.guestKind ?? options.guestKindOf?.(vmid, upid.node) ?? null) : null;
+  const guestKind =
+    info.scope === 'guest' && vmid ? (info.guestKind ?? options.guestKindOf?.(vmid, upid.node) ?? null) : null;
   const { statusClass, statusText, endedAt } = outcome(task);
   return {
     ok: true,

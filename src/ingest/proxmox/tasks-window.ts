@@ -12,10 +12,17 @@ export interface TaskWindowOptions {
   initialLookbackSeconds: number;
 }
 
-export const DEFAULT_TASK_WINDOW: Readonly<TaskWindowOptions> = { overlapSeconds: 300, initialLookbackSeconds: 24 * 3600 };
+export const DEFAULT_TASK_WINDOW: Readonly<TaskWindowOptions> = {
+  overlapSeconds: 300,
+  initialLookbackSeconds: 24 * 3600,
+};
 
 /** The `since` (epoch seconds, on task start) for the next read of one node. */
-export function taskListSince(cursorPosition: number | null, nowSeconds: number, options: Partial<TaskWindowOptions> = {}): number {
+export function taskListSince(
+  cursorPosition: number | null,
+  nowSeconds: number,
+  options: Partial<TaskWindowOptions> = {},
+): number {
   const o = { ...DEFAULT_TASK_WINDOW, ...options };
   const since = cursorPosition === null ? nowSeconds - o.initialLookbackSeconds : cursorPosition - o.overlapSeconds;
   return Math.max(0, Math.floor(since));

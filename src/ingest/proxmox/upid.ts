@@ -45,9 +45,20 @@ export function parseUpid(text: string): UpidResult {
   if (!text.endsWith(':')) return fail(text, 'the trailing ":" is missing');
   const fields = text.slice('UPID:'.length, -1).split(':');
   if (fields.length !== 7) {
-    return fail(text, `expected 7 fields (node, pid, pstart, starttime, type, id, user) between "UPID:" and the trailing ":", got ${fields.length}`);
+    return fail(
+      text,
+      `expected 7 fields (node, pid, pstart, starttime, type, id, user) between "UPID:" and the trailing ":", got ${fields.length}`,
+    );
   }
-  const [node, pid, pstart, starttime, type, id, user] = fields as [string, string, string, string, string, string, string];
+  const [node, pid, pstart, starttime, type, id, user] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   return validate(text, { node, pid, pstart, starttime, type, id, user });
 }
 
@@ -62,15 +73,19 @@ interface RawFields {
 }
 
 function validate(text: string, f: RawFields): UpidResult {
-  if (!NODE.test(f.node)) return fail(text, `node "${f.node}" must be a short host name (letters, digits, inner hyphens; no dots)`);
+  if (!NODE.test(f.node))
+    return fail(text, `node "${f.node}" must be a short host name (letters, digits, inner hyphens; no dots)`);
   if (!HEX8.test(f.pid)) return fail(text, `pid "${f.pid}" must be exactly 8 hex digits`);
   if (!HEX8_9.test(f.pstart)) return fail(text, `pstart "${f.pstart}" must be 8 or 9 hex digits`);
   if (!HEX8.test(f.starttime)) return fail(text, `starttime "${f.starttime}" must be exactly 8 hex digits`);
-  if (f.type === '' || !FREE.test(f.type)) return fail(text, `type "${f.type}" must be non-empty without ":", "/" or whitespace`);
+  if (f.type === '' || !FREE.test(f.type))
+    return fail(text, `type "${f.type}" must be non-empty without ":", "/" or whitespace`);
   if (!FREE.test(f.id)) return fail(text, `id "${f.id}" may not contain ":", "/" or whitespace`);
-  if (f.user === '' || !FREE.test(f.user)) return fail(text, `user "${f.user}" must be non-empty without ":", "/" or whitespace`);
+  if (f.user === '' || !FREE.test(f.user))
+    return fail(text, `user "${f.user}" must be non-empty without ":", "/" or whitespace`);
   const bang = f.user.indexOf('!');
-  if (bang === 0 || bang === f.user.length - 1) return fail(text, `user "${f.user}" must look like user@realm or user@realm!tokenid`);
+  if (bang === 0 || bang === f.user.length - 1)
+    return fail(text, `user "${f.user}" must look like user@realm or user@realm!tokenid`);
   return {
     ok: true,
     upid: {

@@ -26,14 +26,20 @@ export function eventsOfDocument(document: unknown, field = 'events'): unknown[]
     const key = LIST_KEYS.find((k) => Array.isArray(document[k]));
     return key ? (document[key] as unknown[]) : [document];
   }
-  throw badInput(field, 'expected a JSON array of vCenter events, an object holding one (events, Events, value, returnval), or one event');
+  throw badInput(
+    field,
+    'expected a JSON array of vCenter events, an object holding one (events, Events, value, returnval), or one event',
+  );
 }
 
 function parseText(text: string, field: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+    const lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
     try {
       return lines.map((l) => JSON.parse(l) as unknown);
     } catch (err) {
@@ -48,7 +54,11 @@ function parseText(text: string, field: string): unknown {
  * read go to `skipped` with the reason; the rest are upserted idempotently (the same key twice is
  * one event) and linked to their resources when those exist.
  */
-export async function importVcenterEvents(driver: Driver, document: unknown, options: { server: string }): Promise<EventImportReport> {
+export async function importVcenterEvents(
+  driver: Driver,
+  document: unknown,
+  options: { server: string },
+): Promise<EventImportReport> {
   if (typeof options.server !== 'string' || !/^[^\s/]+$/.test(options.server)) {
     throw badInput('server', 'must be the vCenter server name as its ids use it (no spaces or slashes), e.g. vc1.lan');
   }

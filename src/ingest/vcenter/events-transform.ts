@@ -68,7 +68,11 @@ function subjectOf(server: string, event: JsonObject, hostEvent: boolean): { id:
 function statusOf(event: JsonObject, failure: boolean): { statusClass: StatusClass; statusText: string | null } {
   if (failure) return { statusClass: 'error', statusText: 'failed' };
   const severity = stringField(event, 'severity') ?? stringField(event, 'category');
-  if (severity) return { statusClass: severity === 'error' ? 'error' : severity === 'warning' ? 'warning' : 'ok', statusText: severity };
+  if (severity)
+    return {
+      statusClass: severity === 'error' ? 'error' : severity === 'warning' ? 'warning' : 'ok',
+      statusText: severity,
+    };
   const info = field(event, 'info');
   const state = isObject(info) ? stringField(info, 'state') : null;
   if (state) return { statusClass: state === 'error' ? 'error' : 'ok', statusText: state };
@@ -82,19 +86,27 @@ function statusOf(event: JsonObject, failure: boolean): { statusClass: StatusCla
  */
 export function transformVcenterEvent(input: unknown, options: VcenterEventOptions): VcenterEventResult {
   const reject = (reason: string): VcenterEventResult => ({ ok: false, reason, raw: input });
-  if (!/^[^\s/]+$/.test(options.server)) return reject(`server name ${JSON.stringify(options.server)} is not usable in ids`);
+  if (!/^[^\s/]+$/.test(options.server))
+    return reject(`server name ${JSON.stringify(options.server)} is not usable in ids`);
   if (!isObject(input)) return reject('not a vCenter event: expected a JSON object');
   const { event, typeName: envelopeType } = unwrap(input);
   const className = classOf(event, envelopeType, options.typeName);
-  if (!className) return reject('event class unknown: the payload names none (no _typeName, envelope or EventTypeId); pass options.typeName');
+  if (!className)
+    return reject(
+      'event class unknown: the payload names none (no _typeName, envelope or EventTypeId); pass options.typeName',
+    );
   const key = stringField(event, 'key');
-  if (!key || !/^\d+$/.test(key)) return reject(`event key ${JSON.stringify(field(event, 'key'))} is not a non-negative integer`);
+  if (!key || !/^\d+$/.test(key))
+    return reject(`event key ${JSON.stringify(field(event, 'key'))} is not a non-negative integer`);
   const createdRaw = stringField(event, 'createdTime');
   const created = createdRaw ? DateTime.fromISO(createdRaw, { zone: 'utc' }) : null;
   if (!created?.isValid) return reject(`createdTime ${JSON.stringify(createdRaw)} is not an ISO-8601 time`);
 
   // EventEx / ExtendedEvent carry their real type in eventTypeId; a govc record's lookup is by class.
-  const rawType = className === 'EventEx' || className === 'ExtendedEvent' ? (stringField(event, 'eventTypeId') ?? className) : className;
+  const rawType =
+    className === 'EventEx' || className === 'ExtendedEvent'
+      ? (stringField(event, 'eventTypeId') ?? className)
+      : className;
   const info = vcenterEventTypeInfo(rawType);
   const isHostEvent = info ? info.subject === 'host' : /^Host/.test(rawType);
   const subject = subjectOf(options.server, event, isHostEvent);

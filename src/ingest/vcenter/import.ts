@@ -3,7 +3,14 @@ import { badInput } from '../../errors.js';
 import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/staleness.js';
 import { isoNow } from '../../graph/values.js';
 import { loadInventory } from '../inventory-load.js';
-import { createReport, emitProgress, finishReport, newUpdateTag, type IngestReport, type ProgressSink } from '../report.js';
+import {
+  createReport,
+  emitProgress,
+  finishReport,
+  newUpdateTag,
+  type IngestReport,
+  type ProgressSink,
+} from '../report.js';
 import { transformVcenterInventory } from './inventory-transform.js';
 
 /** Where the document came from and whether it is a complete listing. */
@@ -26,26 +33,43 @@ export interface ImportVcenterOptions {
  * encoding: VMs, hosts, clusters, datastores and their RUNS_ON, MEMBER_OF, STORED_ON edges; batched,
  * idempotent. Nothing is deleted; see {@link ImportVcenterOptions.complete} for staleness.
  */
-export async function importVcenterInventory(driver: Driver, document: unknown, options: ImportVcenterOptions): Promise<IngestReport> {
-  if (!/^[^\s/]+$/.test(options.server)) throw badInput('server', 'must be a name without spaces or slashes, e.g. vc01.lab.local');
+export async function importVcenterInventory(
+  driver: Driver,
+  document: unknown,
+  options: ImportVcenterOptions,
+): Promise<IngestReport> {
+  if (!/^[^\s/]+$/.test(options.server))
+    throw badInput('server', 'must be a name without spaces or slashes, e.g. vc01.lab.local');
   const updateTag = options.updateTag ?? newUpdateTag('vcenter');
   const observedAt = isoNow();
   const inventory = transformVcenterInventory(document, options.server);
   const report = createReport('vcenter', inventory.scope, updateTag);
   report.fetched = inventory.objects;
   report.skipped.push(...inventory.skipped);
-  for (const p of inventory.problems) report.errors.push({ scope: inventory.scope, path: null, status: null, message: p });
+  for (const p of inventory.problems)
+    report.errors.push({ scope: inventory.scope, path: null, status: null, message: p });
   report.resources.transformed = inventory.rows.length;
   report.edges.transformed = inventory.edges.length;
   // A document that carries no object at all cannot vouch for anything.
   report.complete = Boolean(options.complete) && report.errors.length === 0 && inventory.rows.length > 0;
   emitProgress(options.onProgress, 'transform', report);
 
-  await loadInventory(driver, inventory.rows, inventory.edges, { updateTag, observedAt, batchSize: options.batchSize }, report);
+  await loadInventory(
+    driver,
+    inventory.rows,
+    inventory.edges,
+    { updateTag, observedAt, batchSize: options.batchSize },
+    report,
+  );
   emitProgress(options.onProgress, 'load', report);
 
   if (report.complete) {
-    const marked = await markUnseenResourcesMissing(driver, { scope: inventory.scope, updateTag, kinds: inventory.kinds, at: observedAt });
+    const marked = await markUnseenResourcesMissing(driver, {
+      scope: inventory.scope,
+      updateTag,
+      kinds: inventory.kinds,
+      at: observedAt,
+    });
     report.markedMissing = marked.newlyMarked;
   }
   const edges = await refreshEdgeStaleness(driver, {

@@ -1,4 +1,10 @@
-import { mapVcenterDatastore, mapVcenterHost, mapVcenterVm, type Attributes, type MappedState } from '../../model/index.js';
+import {
+  mapVcenterDatastore,
+  mapVcenterHost,
+  mapVcenterVm,
+  type Attributes,
+  type MappedState,
+} from '../../model/index.js';
 import { normaliseMac } from '../identity/mac.js';
 import type { ManagedObject } from './vmomi.js';
 
@@ -10,12 +16,16 @@ import type { ManagedObject } from './vmomi.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
+const bool = (v: unknown): boolean | undefined =>
+  typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined;
 /** Arrays as given; anything else is no items. */
 export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** A field of an array item, camelCase or PascalCase. */
 const at = (item: unknown, key: string): unknown =>
-  typeof item === 'object' && item !== null ? ((item as Record<string, unknown>)[key] ?? (item as Record<string, unknown>)[key.charAt(0).toUpperCase() + key.slice(1)]) : undefined;
+  typeof item === 'object' && item !== null
+    ? ((item as Record<string, unknown>)[key] ??
+      (item as Record<string, unknown>)[key.charAt(0).toUpperCase() + key.slice(1)])
+    : undefined;
 
 /** Collects attributes of one object and the keys to clear. */
 export class Facts {
@@ -57,7 +67,9 @@ export class Facts {
   }
 
   macs(key: string, values: unknown[], present: boolean): void {
-    const found = values.map((v) => (typeof v === 'string' ? normaliseMac(v) : null)).filter((m): m is string => m !== null);
+    const found = values
+      .map((v) => (typeof v === 'string' ? normaliseMac(v) : null))
+      .filter((m): m is string => m !== null);
     this.set(key, [...new Set(found)].sort(), present);
   }
 }
@@ -73,10 +85,18 @@ export function vmFacts(f: Facts): MappedState<string> {
   f.number('memory_mb', 'summary.config.memorySizeMB', 'config.hardware.memoryMB');
   const nics = list(f.first('guest.net'));
   const devices = list(f.first('config.hardware.device'));
-  f.macs('mac_addresses', [...nics.map((n) => at(n, 'macAddress')), ...devices.map((d) => at(d, 'macAddress'))], f.present('guest.net', 'config.hardware.device'));
+  f.macs(
+    'mac_addresses',
+    [...nics.map((n) => at(n, 'macAddress')), ...devices.map((d) => at(d, 'macAddress'))],
+    f.present('guest.net', 'config.hardware.device'),
+  );
   const ips = nics.flatMap((n) => list(at(n, 'ipAddress'))).filter((x): x is string => typeof x === 'string');
   const single = str(f.first('guest.ipAddress', 'summary.guest.ipAddress'));
-  f.set('ip_addresses', ips.length > 0 ? [...new Set(ips)] : single ? [single] : undefined, f.present('guest.net', 'guest.ipAddress', 'summary.guest.ipAddress'));
+  f.set(
+    'ip_addresses',
+    ips.length > 0 ? [...new Set(ips)] : single ? [single] : undefined,
+    f.present('guest.net', 'guest.ipAddress', 'summary.guest.ipAddress'),
+  );
   return mapVcenterVm({
     powerState: str(f.first('runtime.powerState', 'summary.runtime.powerState')),
     connectionState: str(f.first('runtime.connectionState', 'summary.runtime.connectionState')),
@@ -107,7 +127,10 @@ export function clusterFacts(f: Facts): MappedState<string> {
   f.number('num_hosts', 'summary.numHosts');
   const status = str(f.first('overallStatus', 'summary.overallStatus'));
   const s = (status ?? '').toLowerCase();
-  return { state: s === 'green' ? 'online' : s === 'yellow' || s === 'red' ? 'degraded' : 'unknown', rawState: status ?? '(none)' };
+  return {
+    state: s === 'green' ? 'online' : s === 'yellow' || s === 'red' ? 'degraded' : 'unknown',
+    rawState: status ?? '(none)',
+  };
 }
 
 /** Datastore: summary.accessible decides the state. */

@@ -13,7 +13,11 @@ import { importVcenterInventory, type ImportVcenterOptions } from './import.js';
 export async function vcenterInventoryPass(
   driver: Driver,
   document: unknown,
-  options: ImportVcenterOptions & { suppression: SuppressionMode; correlator?: Partial<CorrelatorSettings>; publish?: (t: TransitionRecord) => void },
+  options: ImportVcenterOptions & {
+    suppression: SuppressionMode;
+    correlator?: Partial<CorrelatorSettings>;
+    publish?: (t: TransitionRecord) => void;
+  },
 ): Promise<{ report: IngestReport; correlation: CorrelationReport }> {
   const report = await importVcenterInventory(driver, document, options);
   const correlation = await correlateChanges(driver, report.stateChanges, {

@@ -77,10 +77,31 @@ export function transformVcenterInventory(document: unknown, server: string): Vc
       }
       const rawName = facts.first('name', 'summary.config.name', 'summary.name', 'config.name');
       const name = typeof rawName === 'string' && rawName.trim() !== '' ? rawName.trim() : o.ref.value;
-      return { row: { id, kind: spec.kind, provider: 'vcenter', name, state: mapped.state, rawState: mapped.rawState, attributes: facts.attrs }, clear: facts.clear, coarse: false };
+      return {
+        row: {
+          id,
+          kind: spec.kind,
+          provider: 'vcenter',
+          name,
+          state: mapped.state,
+          rawState: mapped.rawState,
+          attributes: facts.attrs,
+        },
+        clear: facts.clear,
+        coarse: false,
+      };
     });
   }
   const rows = validRows(builders, skipped, problems);
   const unique = new Map(edges.map((e) => [`${e.type}|${e.fromId}|${e.toId}`, e]));
-  return { scope, rows, edges: [...unique.values()], kinds: [...kinds].sort(), objects: objects.length, ignored, skipped, problems };
+  return {
+    scope,
+    rows,
+    edges: [...unique.values()],
+    kinds: [...kinds].sort(),
+    objects: objects.length,
+    ignored,
+    skipped,
+    problems,
+  };
 }

@@ -49,7 +49,11 @@ export function parseMoRef(value: unknown): MoRef | null {
  * An event argument such as `vm: { name, vm: <ref> }` or `host: { name, host: <ref> }`; `inner`
  * is the reference's field name (`vm`, `host`, `datacenter` …). Missing pieces are null.
  */
-export function eventArgument(event: JsonObject, name: string, inner = name): { name: string | null; ref: MoRef | null } | null {
+export function eventArgument(
+  event: JsonObject,
+  name: string,
+  inner = name,
+): { name: string | null; ref: MoRef | null } | null {
   const arg = field(event, name);
   if (!isObject(arg)) return null;
   return { name: stringField(arg, 'name'), ref: parseMoRef(field(arg, inner)) };

@@ -106,7 +106,8 @@ export function readManagedObjects(document: unknown): { objects: ManagedObject[
       if (o) objects.push(o);
       else unreadable++;
     } else if (isObject(v) && !inArray && depth < 2) {
-      for (const [k, child] of Object.entries(v)) if (!k.startsWith('_') && (Array.isArray(unbox(child)) || isObject(child))) visit(child, false, depth + 1);
+      for (const [k, child] of Object.entries(v))
+        if (!k.startsWith('_') && (Array.isArray(unbox(child)) || isObject(child))) visit(child, false, depth + 1);
     } else if (inArray || depth > 0) {
       unreadable++;
     }

@@ -22,10 +22,13 @@ export function connectFailure(err: unknown, target: string): ProbeOutcome {
   const code = (err as { code?: string } | null)?.code ?? '';
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'ECONNREFUSED') return { status: 'fail', reason: `connection refused by ${target}`, unreachable: false };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { status: 'fail', reason: `cannot resolve ${target} (${code})`, unreachable: false };
-  if (UNREACHABLE_CODES.has(code)) return { status: 'fail', reason: `${target} unreachable (${code})`, unreachable: true };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { status: 'fail', reason: `cannot resolve ${target} (${code})`, unreachable: false };
+  if (UNREACHABLE_CODES.has(code))
+    return { status: 'fail', reason: `${target} unreachable (${code})`, unreachable: true };
   if (code === 'ECONNRESET') return { status: 'fail', reason: `connection reset by ${target}`, unreachable: false };
-  if (code.startsWith('HPE_')) return { status: 'fail', reason: `invalid HTTP response from ${target} (${code})`, unreachable: false };
+  if (code.startsWith('HPE_'))
+    return { status: 'fail', reason: `invalid HTTP response from ${target} (${code})`, unreachable: false };
   return { status: 'fail', reason: `${target}: ${code ? `${code} ` : ''}${message}`.slice(0, 300), unreachable: false };
 }
 

@@ -18,12 +18,20 @@ export interface ResourceFacts {
   properties: Record<string, unknown>;
 }
 
-const outcome = (v: StateVerdict, reason: string | null): ProbeOutcome => ({ status: v.status, reason: v.status === 'pass' ? null : reason, unreachable: v.unreachable });
+const outcome = (v: StateVerdict, reason: string | null): ProbeOutcome => ({
+  status: v.status,
+  reason: v.status === 'pass' ? null : reason,
+  unreachable: v.unreachable,
+});
 
 /** A resource the provider no longer reports has a stale state: nothing can be concluded from it. */
 function stale(facts: ResourceFacts): ProbeOutcome | null {
   if (facts.lifecycle === 'missing' || facts.lifecycle === 'destroyed') {
-    return { status: 'unknown', reason: `resource is ${facts.lifecycle}: its recorded state is stale`, unreachable: false };
+    return {
+      status: 'unknown',
+      reason: `resource is ${facts.lifecycle}: its recorded state is stale`,
+      unreachable: false,
+    };
   }
   return null;
 }
@@ -33,7 +41,8 @@ export function probeProviderState(facts: ResourceFacts): ProbeOutcome {
   const s = stale(facts);
   if (s) return s;
   const state = facts.state ?? 'unknown';
-  if (!isStateOf(facts.kind, state)) return { status: 'unknown', reason: `state "${state}" is not a ${facts.kind} state`, unreachable: false };
+  if (!isStateOf(facts.kind, state))
+    return { status: 'unknown', reason: `state "${state}" is not a ${facts.kind} state`, unreachable: false };
   const verdict = (PROVIDER_STATE_VERDICTS[facts.kind] as Record<string, StateVerdict>)[state]!;
   const raw = facts.rawState && facts.rawState !== state ? ` (provider says "${facts.rawState}")` : '';
   return outcome(verdict, `${facts.kind} is ${state}${raw}`);
@@ -48,6 +57,7 @@ export function probeGuestAgent(facts: ResourceFacts): ProbeOutcome {
     return { status: 'unknown', reason: 'qemu_guest_agent not reported by the Proxmox ingest yet', unreachable: false };
   }
   const verdict = GUEST_AGENT_VERDICTS[value as keyof typeof GUEST_AGENT_VERDICTS];
-  const reason = value === 'not_configured' ? 'no QEMU guest agent configured on this VM' : 'QEMU guest agent is not running';
+  const reason =
+    value === 'not_configured' ? 'no QEMU guest agent configured on this VM' : 'QEMU guest agent is not running';
   return outcome(verdict, reason);
 }

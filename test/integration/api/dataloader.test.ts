@@ -13,7 +13,10 @@ const { driver, scope } = useGraph();
 const counted = countingDriver(driver);
 const tokensFile = join(mkdtempSync(join(tmpdir(), 'aitia-dl-')), 'tokens.json');
 const token = addToken(tokensFile, 'dl-agent', 'agent');
-const app = createGraphqlApp({ driver: counted.driver, log: createLogger('silent'), version: 'test' }, new TokenStore(tokensFile));
+const app = createGraphqlApp(
+  { driver: counted.driver, log: createLogger('silent'), version: 'test' },
+  new TokenStore(tokensFile),
+);
 
 async function pageWithRelations(first: number): Promise<{ queries: number; nodes: any[] }> {
   counted.reset();
@@ -32,7 +35,13 @@ async function pageWithRelations(first: number): Promise<{ queries: number; node
 }
 
 beforeAll(async () => {
-  const hosts = [0, 1, 2].map((i) => ({ id: `proxmox:${scope}/node/pve${i}`, kind: 'host', provider: 'proxmox', name: `pve${i}-${scope}`, state: 'online' }));
+  const hosts = [0, 1, 2].map((i) => ({
+    id: `proxmox:${scope}/node/pve${i}`,
+    kind: 'host',
+    provider: 'proxmox',
+    name: `pve${i}-${scope}`,
+    state: 'online',
+  }));
   const vms = Array.from({ length: 500 }, (_, i) => ({
     id: `proxmox:${scope}/qemu/${1000 + i}`,
     kind: 'vm',
@@ -41,7 +50,16 @@ beforeAll(async () => {
     state: 'running',
   }));
   await upsertResources(driver, [...hosts, ...vms]);
-  await upsertEdges(driver, vms.map((v, i) => ({ type: 'RUNS_ON' as const, fromId: v.id, toId: hosts[i % 3]!.id, provenance: 'observed' as const, source: 'test' })));
+  await upsertEdges(
+    driver,
+    vms.map((v, i) => ({
+      type: 'RUNS_ON' as const,
+      fromId: v.id,
+      toId: hosts[i % 3]!.id,
+      provenance: 'observed' as const,
+      source: 'test',
+    })),
+  );
 }, 120_000);
 
 describe('DataLoaders', () => {

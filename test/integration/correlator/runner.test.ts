@@ -18,17 +18,31 @@ const T = DateTime.fromISO('2026-05-14T02:08:31Z', { zone: 'utc' });
 const at = (s: number) => T.plus({ seconds: s }).toISO({ suppressMilliseconds: true })!;
 
 async function vm(vmid: string, state: string) {
-  await upsertResources(driver, [{ id: vmId(vmid), kind: 'vm', provider: 'proxmox', name: `web-${vmid}-${scope}`, state, rawState: state }]);
+  await upsertResources(driver, [
+    { id: vmId(vmid), kind: 'vm', provider: 'proxmox', name: `web-${vmid}-${scope}`, state, rawState: state },
+  ]);
 }
 
 describe('correlateChanges', () => {
   it('stores an attributed, gated transition once, linked to its resource, and publishes it once', async () => {
     await vm('101', 'running');
-    const stop = taskEvent(cluster, { node: 'pve1', type: 'qmstop', id: '101', user: 'alice@pve', start: at(-2), end: at(-1) });
+    const stop = taskEvent(cluster, {
+      node: 'pve1',
+      type: 'qmstop',
+      id: '101',
+      user: 'alice@pve',
+      start: at(-2),
+      end: at(-1),
+    });
     await upsertEvents(driver, [stop]);
     const published: TransitionRecord[] = [];
     const change = { id: vmId('101'), kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
-    const options = { observedAt: at(0), observer: 'test-poll', suppression: 'shadow' as const, publish: (t: TransitionRecord) => published.push(t) };
+    const options = {
+      observedAt: at(0),
+      observer: 'test-poll',
+      suppression: 'shadow' as const,
+      publish: (t: TransitionRecord) => published.push(t),
+    };
 
     const first = await correlateChanges(driver, [change], options);
     expect(first.errors).toEqual([]);
@@ -40,7 +54,13 @@ describe('correlateChanges', () => {
       to: 'stopped',
       rawTo: 'stopped',
       observer: 'test-poll',
-      attribution: { confidence: 'high', actor: 'alice@pve', actorKind: 'human', deltaSeconds: 1, events: [expect.objectContaining({ id: stop.id, role: 'cause' })] },
+      attribution: {
+        confidence: 'high',
+        actor: 'alice@pve',
+        actorKind: 'human',
+        deltaSeconds: 1,
+        events: [expect.objectContaining({ id: stop.id, role: 'cause' })],
+      },
       decision: { decision: 'open_incident', wouldHaveSuppressed: expect.stringContaining('Stopped by alice@pve') },
     });
     expect(t.narrative).toBe(
@@ -59,7 +79,14 @@ describe('correlateChanges', () => {
 
   it('one task does not explain two transitions of the same kind on the same resource', async () => {
     await vm('102', 'running');
-    const stop = taskEvent(cluster, { node: 'pve1', type: 'qmstop', id: '102', user: 'alice@pve', start: at(-2), end: at(-1) });
+    const stop = taskEvent(cluster, {
+      node: 'pve1',
+      type: 'qmstop',
+      id: '102',
+      user: 'alice@pve',
+      start: at(-2),
+      end: at(-1),
+    });
     await upsertEvents(driver, [stop]);
     const base = { observer: 'test-poll', suppression: 'shadow' as const };
     const c = (from: string, to: string) => ({ id: vmId('102'), kind: 'vm' as const, from, to });
@@ -71,34 +98,60 @@ describe('correlateChanges', () => {
     expect(second.created[0]!.attribution).toMatchObject({ confidence: 'none', consideredEvents: 1 });
     expect(second.created[0]!.narrative).toMatch(/already explain earlier transitions; the cause is unknown\.$/);
     const page = await listTransitions(driver, { resourceId: vmId('102') });
-    expect(page.transitions.map((x) => `${x.transition.from}>${x.transition.to}:${x.transition.attribution.confidence}`)).toEqual([
-      'running>stopped:none',
-      'stopped>running:medium',
-      'running>stopped:high',
-    ]);
+    expect(
+      page.transitions.map((x) => `${x.transition.from}>${x.transition.to}:${x.transition.attribution.confidence}`),
+    ).toEqual(['running>stopped:none', 'stopped>running:medium', 'running>stopped:high']);
   });
 
   it('paused on an I/O error opens a condition carrying the attribution; leaving the state resolves it', async () => {
     await vm('113', 'running');
     const base = { observer: 'test-poll', suppression: 'shadow' as const };
-    const opened = await correlateChanges(driver, [{ id: vmId('113'), kind: 'vm', from: 'running', to: 'paused_io_error', rawState: 'running/io-error' }], { ...base, observedAt: at(0) });
+    const opened = await correlateChanges(
+      driver,
+      [{ id: vmId('113'), kind: 'vm', from: 'running', to: 'paused_io_error', rawState: 'running/io-error' }],
+      { ...base, observedAt: at(0) },
+    );
     expect(opened.conditions.opened).toHaveLength(1);
     const [open] = (await listConditions(driver, { resourceId: vmId('113'), status: 'open' })).conditions;
     expect(open).toMatchObject({
       type: 'paused_io_error',
       evidence: { transitionId: opened.created[0]!.id, rawState: 'running/io-error' },
-      attribution: { transitionId: opened.created[0]!.id, confidence: 'none', narrative: expect.stringContaining('the cause is unknown') },
+      attribution: {
+        transitionId: opened.created[0]!.id,
+        confidence: 'none',
+        narrative: expect.stringContaining('the cause is unknown'),
+      },
     });
-    const resolved = await correlateChanges(driver, [{ id: vmId('113'), kind: 'vm', from: 'paused_io_error', to: 'running' }], { ...base, observedAt: at(120) });
+    const resolved = await correlateChanges(
+      driver,
+      [{ id: vmId('113'), kind: 'vm', from: 'paused_io_error', to: 'running' }],
+      { ...base, observedAt: at(120) },
+    );
     expect(resolved.conditions.resolved).toEqual([open!.id]);
     expect((await listConditions(driver, { resourceId: vmId('113'), status: 'open' })).conditions).toEqual([]);
   });
 
   it('suppression on: a high-confidence principal suppresses; the gate reasons are stored', async () => {
     await vm('104', 'running');
-    await upsertEvents(driver, [taskEvent(cluster, { node: 'pve1', type: 'qmshutdown', id: '104', user: 'ops@pve!deploy', start: at(-40), end: at(-3) })]);
-    const r = await correlateChanges(driver, [{ id: vmId('104'), kind: 'vm', from: 'running', to: 'stopped' }], { observedAt: at(0), observer: 'test-poll', suppression: 'on' });
-    expect(r.created[0]).toMatchObject({ attribution: { confidence: 'high', actor: 'ops@pve!deploy', actorKind: 'api_token' }, decision: { decision: 'suppress' } });
+    await upsertEvents(driver, [
+      taskEvent(cluster, {
+        node: 'pve1',
+        type: 'qmshutdown',
+        id: '104',
+        user: 'ops@pve!deploy',
+        start: at(-40),
+        end: at(-3),
+      }),
+    ]);
+    const r = await correlateChanges(driver, [{ id: vmId('104'), kind: 'vm', from: 'running', to: 'stopped' }], {
+      observedAt: at(0),
+      observer: 'test-poll',
+      suppression: 'on',
+    });
+    expect(r.created[0]).toMatchObject({
+      attribution: { confidence: 'high', actor: 'ops@pve!deploy', actorKind: 'api_token' },
+      decision: { decision: 'suppress' },
+    });
     expect(r.created[0]!.decision.reasons[0]).toMatch(/attribution.suppression is on/);
   });
 });
@@ -106,13 +159,29 @@ describe('correlateChanges', () => {
 describe('when the correlator itself fails', () => {
   it('keeps the observed change as an honest none transition instead of losing it', async () => {
     await vm('150', 'running');
-    const broken = new Proxy({}, { get: () => { throw new Error('transition table unreadable'); } });
+    const broken = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('transition table unreadable');
+        },
+      },
+    );
     const change = { id: vmId('150'), kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
-    const r = await correlateChanges(driver, [change], { observedAt: at(900), observer: 'test-poll', suppression: 'shadow', settings: { table: broken as never } });
-    expect(r.errors).toEqual([{ resourceId: vmId('150'), message: expect.stringContaining('transition table unreadable') }]);
+    const r = await correlateChanges(driver, [change], {
+      observedAt: at(900),
+      observer: 'test-poll',
+      suppression: 'shadow',
+      settings: { table: broken as never },
+    });
+    expect(r.errors).toEqual([
+      { resourceId: vmId('150'), message: expect.stringContaining('transition table unreadable') },
+    ]);
     expect(r.created).toHaveLength(1);
     expect(r.created[0]!.attribution).toMatchObject({ confidence: 'none', actor: null });
-    expect(r.created[0]!.narrative).toMatch(/The correlator failed \(.*transition table unreadable.*\); the cause is unknown\.$/);
+    expect(r.created[0]!.narrative).toMatch(
+      /The correlator failed \(.*transition table unreadable.*\); the cause is unknown\.$/,
+    );
     expect(r.created[0]!.decision.decision).toBe('open_incident');
   });
 });
@@ -122,22 +191,46 @@ describe('low: provider-level activity, only when asked', () => {
     await vm('106', 'running');
     const host = `proxmox:${cluster}/node/pve7`;
     await upsertResources(driver, [{ id: host, kind: 'host', provider: 'proxmox', name: 'pve7', state: 'online' }]);
-    await upsertEdges(driver, [{ type: 'RUNS_ON', fromId: vmId('106'), toId: host, provenance: 'observed', source: `proxmox:${cluster}` }]);
-    await upsertEvents(driver, [taskEvent(cluster, { node: 'pve7', type: 'stopall', id: '', user: 'root@pam', start: at(-50), end: at(-4) })]);
+    await upsertEdges(driver, [
+      { type: 'RUNS_ON', fromId: vmId('106'), toId: host, provenance: 'observed', source: `proxmox:${cluster}` },
+    ]);
+    await upsertEvents(driver, [
+      taskEvent(cluster, { node: 'pve7', type: 'stopall', id: '', user: 'root@pam', start: at(-50), end: at(-4) }),
+    ]);
     const t = { resourceId: vmId('106'), kind: 'vm' as const, from: 'running', to: 'stopped', observedAt: at(0) };
     expect((await explainStoredTransition(driver, t)).attribution.confidence).toBe('none');
     const low = await explainStoredTransition(driver, t, { emitLow: true });
     expect(low.transition.hostId).toBe(host);
-    expect(low.attribution).toMatchObject({ confidence: 'low', events: [expect.objectContaining({ rawType: 'stopall', node: 'pve7' })] });
-    expect(low.narrative).toMatch(/Provider-level activity nearby: task stopall .* by root@pam on pve7.*Confidence low: nothing on this resource itself/);
+    expect(low.attribution).toMatchObject({
+      confidence: 'low',
+      events: [expect.objectContaining({ rawType: 'stopall', node: 'pve7' })],
+    });
+    expect(low.narrative).toMatch(
+      /Provider-level activity nearby: task stopall .* by root@pam on pve7.*Confidence low: nothing on this resource itself/,
+    );
   });
 });
 
 describe('explainStoredTransition', () => {
   it('answers from stored events without storing anything', async () => {
     await vm('105', 'running');
-    await upsertEvents(driver, [taskEvent(cluster, { node: 'pve1', type: 'qmstart', id: '105', user: 'alice@pve', start: at(-200), end: at(-198) })]);
-    const x = await explainStoredTransition(driver, { resourceId: vmId('105'), kind: 'vm', from: 'running', to: 'stopped', observedAt: at(0) });
+    await upsertEvents(driver, [
+      taskEvent(cluster, {
+        node: 'pve1',
+        type: 'qmstart',
+        id: '105',
+        user: 'alice@pve',
+        start: at(-200),
+        end: at(-198),
+      }),
+    ]);
+    const x = await explainStoredTransition(driver, {
+      resourceId: vmId('105'),
+      kind: 'vm',
+      from: 'running',
+      to: 'stopped',
+      observedAt: at(0),
+    });
     expect(x.attribution).toMatchObject({ confidence: 'medium', expectedType: false });
     expect(x.narrative).toMatch(/Confidence medium: unexpected task type for running → stopped/);
     expect((await listTransitions(driver, { resourceId: vmId('105') })).transitions).toEqual([]);

@@ -13,28 +13,65 @@ describe('condition repository', () => {
       { id: vm, kind: 'vm', provider: 'proxmox', name: `web-${scope}`, state: 'paused_io_error' },
       { id: host, kind: 'host', provider: 'proxmox', name: `pve1-${scope}`, state: 'online' },
     ]);
-    const first = await openCondition(driver, { resourceId: vm, type: 'paused_io_error', evidence: { qmpstatus: 'io-error' }, at: '2026-05-14T02:08:31.000Z' });
+    const first = await openCondition(driver, {
+      resourceId: vm,
+      type: 'paused_io_error',
+      evidence: { qmpstatus: 'io-error' },
+      at: '2026-05-14T02:08:31.000Z',
+    });
     expect(first.opened).toBe(true);
-    expect(first.condition).toMatchObject({ id: `${vm}#paused_io_error#1778724511000`, status: 'open', resourceId: vm, evidence: { qmpstatus: 'io-error' }, resolvedAt: null });
-    const again = await openCondition(driver, { resourceId: vm, type: 'paused_io_error', evidence: { qmpstatus: 'io-error', polls: 2 }, attribution: { confidence: 'none' } });
-    expect(again).toMatchObject({ opened: false, condition: { id: first.condition.id, evidence: { polls: 2 }, attribution: { confidence: 'none' } } });
-    const { records } = await driver.executeQuery('MATCH (c:Condition)-[:CONDITION_OF]->(r:Resource {id: $id}) RETURN count(c) AS n', { id: vm });
+    expect(first.condition).toMatchObject({
+      id: `${vm}#paused_io_error#1778724511000`,
+      status: 'open',
+      resourceId: vm,
+      evidence: { qmpstatus: 'io-error' },
+      resolvedAt: null,
+    });
+    const again = await openCondition(driver, {
+      resourceId: vm,
+      type: 'paused_io_error',
+      evidence: { qmpstatus: 'io-error', polls: 2 },
+      attribution: { confidence: 'none' },
+    });
+    expect(again).toMatchObject({
+      opened: false,
+      condition: { id: first.condition.id, evidence: { polls: 2 }, attribution: { confidence: 'none' } },
+    });
+    const { records } = await driver.executeQuery(
+      'MATCH (c:Condition)-[:CONDITION_OF]->(r:Resource {id: $id}) RETURN count(c) AS n',
+      { id: vm },
+    );
     expect(Number(records[0]!.get('n'))).toBe(1);
   });
 
   it('concurrent opens still make exactly one open condition', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => openCondition(driver, { resourceId: host, type: 'unreachable', evidence: { attempt: i } })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        openCondition(driver, { resourceId: host, type: 'unreachable', evidence: { attempt: i } }),
+      ),
+    );
     expect(results.filter((r) => r.opened)).toHaveLength(1);
     const open = await listConditions(driver, { resourceId: host, status: 'open' });
     expect(open.conditions).toHaveLength(1);
   });
 
   it('resolves, then a new open starts a new condition', async () => {
-    const resolved = await resolveCondition(driver, { resourceId: vm, type: 'paused_io_error', evidence: { qmpstatus: 'running' } });
+    const resolved = await resolveCondition(driver, {
+      resourceId: vm,
+      type: 'paused_io_error',
+      evidence: { qmpstatus: 'running' },
+    });
     expect(resolved).toMatchObject({ resolved: true, condition: { status: 'resolved' } });
     expect(resolved.condition!.resolvedAt).toMatch(/^\d{4}-/);
-    expect(await resolveCondition(driver, { resourceId: vm, type: 'paused_io_error', evidence: null })).toEqual({ condition: null, resolved: false });
-    const reopened = await openCondition(driver, { resourceId: vm, type: 'paused_io_error', evidence: { qmpstatus: 'io-error' } });
+    expect(await resolveCondition(driver, { resourceId: vm, type: 'paused_io_error', evidence: null })).toEqual({
+      condition: null,
+      resolved: false,
+    });
+    const reopened = await openCondition(driver, {
+      resourceId: vm,
+      type: 'paused_io_error',
+      evidence: { qmpstatus: 'io-error' },
+    });
     expect(reopened.opened).toBe(true);
     expect(reopened.condition.id).not.toBe(resolved.condition!.id);
   });
@@ -51,8 +88,12 @@ describe('condition repository', () => {
   });
 
   it('refuses unknown types, bad cursors and missing resources', async () => {
-    await expect(openCondition(driver, { resourceId: vm, type: 'on_fire' as never, evidence: null })).rejects.toThrow(/type: must be one of/);
-    await expect(openCondition(driver, { resourceId: `proxmox:${scope}/qemu/999`, type: 'unreachable', evidence: null })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(openCondition(driver, { resourceId: vm, type: 'on_fire' as never, evidence: null })).rejects.toThrow(
+      /type: must be one of/,
+    );
+    await expect(
+      openCondition(driver, { resourceId: `proxmox:${scope}/qemu/999`, type: 'unreachable', evidence: null }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(listConditions(driver, { after: 'garbage' })).rejects.toThrow(/after: not a cursor/);
     await expect(listConditions(driver, { first: 0 })).rejects.toThrow(/first: must be an integer from 1 to 500/);
   });

@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EmbeddedNeo4jError, freePort, resolveClasspath, startEmbeddedNeo4j } from '../../../src/graph/embedded/index.js';
+import {
+  EmbeddedNeo4jError,
+  freePort,
+  resolveClasspath,
+  startEmbeddedNeo4j,
+} from '../../../src/graph/embedded/index.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -59,7 +64,9 @@ describe('embedded Neo4j launcher failures say what is wrong', () => {
   });
 
   it('not ready after N s, with the tail of its log', async () => {
-    const err = (await startEmbeddedNeo4j({ dataDir: tempDir(), readyTimeoutSeconds: 0.2 }).catch((e: unknown) => e)) as EmbeddedNeo4jError;
+    const err = (await startEmbeddedNeo4j({ dataDir: tempDir(), readyTimeoutSeconds: 0.2 }).catch(
+      (e: unknown) => e,
+    )) as EmbeddedNeo4jError;
     expect(err.code).toBe('NOT_READY');
     expect(err.message).toMatch(/^embedded Neo4j not ready after 0.2 s \(log .*neo4j-embedded\.log\):\n/);
   }, 60_000);
@@ -70,7 +77,11 @@ describe('embedded Neo4j lifecycle', () => {
     const { spawn } = await import('node:child_process');
     const { NEO4J_JVM_FLAGS } = await import('../../../src/graph/embedded/launcher.js');
     const port = await freePort();
-    const child = spawn('java', [...NEO4J_JVM_FLAGS, '-cp', resolveClasspath(), 'dev.aitia.neo4j.EmbeddedNeo4j', tempDir(), String(port), '64'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      'java',
+      [...NEO4J_JVM_FLAGS, '-cp', resolveClasspath(), 'dev.aitia.neo4j.EmbeddedNeo4j', tempDir(), String(port), '64'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -17,14 +17,23 @@ async function eventCount(id: string): Promise<number> {
 }
 
 async function concerns(id: string): Promise<string[]> {
-  const { records } = await driver.executeQuery('MATCH (:Event {id: $id})-[:CONCERNS]->(r:Resource) RETURN r.id AS id', { id });
+  const { records } = await driver.executeQuery(
+    'MATCH (:Event {id: $id})-[:CONCERNS]->(r:Resource) RETURN r.id AS id',
+    { id },
+  );
   return records.map((r) => r.get('id') as string);
 }
 
 describe('upsertEvents: idempotent on the event id', () => {
   it('the same UPID twice is one event, and the second write changes nothing', async () => {
     const upid = upidOf({ node, type: 'qmstop', id: '101', user: 'alice@pve', start: '2026-05-14T02:08:29Z' });
-    const e = taskEvent(cluster, { upid, node, type: 'qmstop', start: '2026-05-14T02:08:29Z', end: '2026-05-14T02:08:30Z' });
+    const e = taskEvent(cluster, {
+      upid,
+      node,
+      type: 'qmstop',
+      start: '2026-05-14T02:08:29Z',
+      end: '2026-05-14T02:08:30Z',
+    });
     const first = await upsertEvents(driver, [e], { at: '2026-05-14T02:09:00Z' });
     const second = await upsertEvents(driver, [e], { at: '2026-05-14T02:10:00Z' });
     expect(first).toMatchObject({ written: 1, created: 1, updated: 0 });
@@ -37,16 +46,36 @@ describe('upsertEvents: idempotent on the event id', () => {
   it('a running task seen finished later is updated in place', async () => {
     const upid = upidOf({ node, type: 'qmshutdown', id: '102', user: 'bob@pve', start: '2026-05-14T03:00:00Z' });
     const running = taskEvent(cluster, { upid, node, type: 'qmshutdown', start: '2026-05-14T03:00:00Z', end: null });
-    const finished = taskEvent(cluster, { upid, node, type: 'qmshutdown', start: '2026-05-14T03:00:00Z', end: '2026-05-14T03:01:02Z' });
-    expect(await upsertEvents(driver, [running], { at: '2026-05-14T03:00:10Z' })).toMatchObject({ created: 1, updated: 0 });
-    expect(await upsertEvents(driver, [finished], { at: '2026-05-14T03:01:30Z' })).toMatchObject({ created: 0, updated: 1 });
+    const finished = taskEvent(cluster, {
+      upid,
+      node,
+      type: 'qmshutdown',
+      start: '2026-05-14T03:00:00Z',
+      end: '2026-05-14T03:01:02Z',
+    });
+    expect(await upsertEvents(driver, [running], { at: '2026-05-14T03:00:10Z' })).toMatchObject({
+      created: 1,
+      updated: 0,
+    });
+    expect(await upsertEvents(driver, [finished], { at: '2026-05-14T03:01:30Z' })).toMatchObject({
+      created: 0,
+      updated: 1,
+    });
     expect(await eventCount(upid)).toBe(1);
     const [stored] = await getEventsByIds(driver, [upid]);
-    expect(stored).toMatchObject({ statusClass: 'ok', statusText: 'OK', endedAt: '2026-05-14T03:01:02Z', updatedAt: '2026-05-14T03:01:30Z' });
+    expect(stored).toMatchObject({
+      statusClass: 'ok',
+      statusText: 'OK',
+      endedAt: '2026-05-14T03:01:02Z',
+      updatedAt: '2026-05-14T03:01:30Z',
+    });
 
     // A stale read that still shows it running does not turn it back.
     expect(await upsertEvents(driver, [running])).toMatchObject({ created: 0, updated: 0 });
-    expect((await getEventsByIds(driver, [upid]))[0]).toMatchObject({ statusClass: 'ok', endedAt: '2026-05-14T03:01:02Z' });
+    expect((await getEventsByIds(driver, [upid]))[0]).toMatchObject({
+      statusClass: 'ok',
+      endedAt: '2026-05-14T03:01:02Z',
+    });
   });
 
   it('the same id twice in one call is one event', async () => {
@@ -58,7 +87,10 @@ describe('upsertEvents: idempotent on the event id', () => {
 
   it('a bad row fails the call, naming its field, and writes nothing', async () => {
     const good = taskEvent(cluster, { node, type: 'qmstart', id: '104', start: '2026-05-14T04:00:00Z' });
-    const bad = { ...taskEvent(cluster, { node, type: 'qmstop', id: '104', start: '2026-05-14T04:01:00Z' }), startedAt: 'yesterday' };
+    const bad = {
+      ...taskEvent(cluster, { node, type: 'qmstop', id: '104', start: '2026-05-14T04:01:00Z' }),
+      startedAt: 'yesterday',
+    };
     await expect(upsertEvents(driver, [good, bad])).rejects.toThrow(/events\[1\]\.startedAt: must be an ISO-8601 time/);
     expect(await eventCount(good.id)).toBe(0);
   });
@@ -66,7 +98,9 @@ describe('upsertEvents: idempotent on the event id', () => {
 
 describe('upsertEvents: the resource link', () => {
   it('links CONCERNS when the resource exists, keeps resourceId when it does not, links later', async () => {
-    await upsertResources(driver, [{ id: vm('201'), kind: 'vm', provider: 'proxmox', name: `known-${scope}`, state: 'running' }]);
+    await upsertResources(driver, [
+      { id: vm('201'), kind: 'vm', provider: 'proxmox', name: `known-${scope}`, state: 'running' },
+    ]);
     const known = taskEvent(cluster, { node, type: 'qmreset', id: '201', start: '2026-05-14T05:00:00Z' });
     const unknown = taskEvent(cluster, { node, type: 'qmreset', id: '202', start: '2026-05-14T05:00:00Z' });
     const res = await upsertEvents(driver, [known, unknown]);
@@ -75,7 +109,9 @@ describe('upsertEvents: the resource link', () => {
     expect(await concerns(unknown.id)).toEqual([]);
     expect((await getEventsByIds(driver, [unknown.id]))[0]!.resourceId).toBe(vm('202'));
 
-    await upsertResources(driver, [{ id: vm('202'), kind: 'vm', provider: 'proxmox', name: `later-${scope}`, state: 'running' }]);
+    await upsertResources(driver, [
+      { id: vm('202'), kind: 'vm', provider: 'proxmox', name: `later-${scope}`, state: 'running' },
+    ]);
     expect(await linkEventsToResources(driver, [vm('202')])).toBe(1);
     expect(await linkEventsToResources(driver, [vm('202')])).toBe(0);
     expect(await concerns(unknown.id)).toEqual([vm('202')]);
@@ -95,12 +131,35 @@ describe('findCandidateEvents: by resource and start window, on the index', () =
   const observedAt = '2026-05-14T12:00:00Z';
 
   it('returns tasks started in the window and running tasks started before it, nothing else', async () => {
-    const inWindow = taskEvent(cluster, { node, type: 'qmshutdown', id: '301', start: '2026-05-14T11:59:00Z', end: '2026-05-14T11:59:58Z' });
-    const longRunning = taskEvent(cluster, { node, type: 'qmigrate', id: '301', start: '2026-05-14T08:00:00Z', end: null });
-    const longAgo = taskEvent(cluster, { node, type: 'qmstart', id: '301', start: '2026-05-14T08:00:01Z', end: '2026-05-14T08:00:05Z' });
+    const inWindow = taskEvent(cluster, {
+      node,
+      type: 'qmshutdown',
+      id: '301',
+      start: '2026-05-14T11:59:00Z',
+      end: '2026-05-14T11:59:58Z',
+    });
+    const longRunning = taskEvent(cluster, {
+      node,
+      type: 'qmigrate',
+      id: '301',
+      start: '2026-05-14T08:00:00Z',
+      end: null,
+    });
+    const longAgo = taskEvent(cluster, {
+      node,
+      type: 'qmstart',
+      id: '301',
+      start: '2026-05-14T08:00:01Z',
+      end: '2026-05-14T08:00:05Z',
+    });
     const afterwards = taskEvent(cluster, { node, type: 'qmstart', id: '301', start: '2026-05-14T12:00:30Z' });
     const otherVm = taskEvent(cluster, { node, type: 'qmstop', id: '302', start: '2026-05-14T11:59:59Z' });
-    const otherCluster = taskEvent(`other-${scope}`, { node, type: 'qmstop', id: '301', start: '2026-05-14T11:59:59Z' });
+    const otherCluster = taskEvent(`other-${scope}`, {
+      node,
+      type: 'qmstop',
+      id: '301',
+      start: '2026-05-14T11:59:59Z',
+    });
     await upsertEvents(driver, [inWindow, longRunning, longAgo, afterwards, otherVm, otherCluster]);
     const found = await findCandidateEvents(driver, rid, candidateWindow(observedAt)!);
     expect(found.map((e) => e.id)).toEqual([longRunning.id, inWindow.id]);
@@ -125,14 +184,18 @@ describe('findCandidateEvents: by resource and start window, on the index', () =
 });
 
 describe('listEvents', () => {
-  it('lists a resource\'s events newest first, since a time', async () => {
+  it("lists a resource's events newest first, since a time", async () => {
     const rid = vm('401');
     const a = taskEvent(cluster, { node, type: 'qmstart', id: '401', start: '2026-05-14T10:00:00Z' });
     const b = taskEvent(cluster, { node, type: 'qmstop', id: '401', start: '2026-05-14T11:00:00Z' });
     const c = taskEvent(cluster, { node, type: 'qmstart', id: '401', start: '2026-05-14T12:00:00Z' });
     await upsertEvents(driver, [a, b, c]);
     expect((await listEvents(driver, { resourceId: rid })).map((e) => e.id)).toEqual([c.id, b.id, a.id]);
-    expect((await listEvents(driver, { resourceId: rid, since: '2026-05-14T10:30:00Z', first: 1 })).map((e) => e.id)).toEqual([c.id]);
-    await expect(listEvents(driver, { resourceId: rid, first: 0 })).rejects.toThrow(/first: must be an integer from 1 to 500/);
+    expect(
+      (await listEvents(driver, { resourceId: rid, since: '2026-05-14T10:30:00Z', first: 1 })).map((e) => e.id),
+    ).toEqual([c.id]);
+    await expect(listEvents(driver, { resourceId: rid, first: 0 })).rejects.toThrow(
+      /first: must be an integer from 1 to 500/,
+    );
   });
 });

@@ -19,8 +19,12 @@ describe('migrations', () => {
     // Re-run the statements themselves, as a fresh database racing another process would.
     await Promise.all(MIGRATIONS[0]!.statements.map((s) => driver.executeQuery(s)));
     const { records } = await driver.executeQuery('SHOW CONSTRAINTS YIELD name RETURN collect(name) AS names');
-    expect(records[0]!.get('names')).toEqual(expect.arrayContaining(['resource_id', 'event_id', 'transition_id', 'condition_id']));
+    expect(records[0]!.get('names')).toEqual(
+      expect.arrayContaining(['resource_id', 'event_id', 'transition_id', 'condition_id']),
+    );
     const idx = await driver.executeQuery('SHOW INDEXES YIELD name RETURN collect(name) AS names');
-    expect(idx.records[0]!.get('names')).toEqual(expect.arrayContaining(['resource_kind', 'resource_name', 'event_resource_time']));
+    expect(idx.records[0]!.get('names')).toEqual(
+      expect.arrayContaining(['resource_kind', 'resource_name', 'event_resource_time']),
+    );
   });
 });

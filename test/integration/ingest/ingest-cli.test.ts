@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES } from '../../support/fixtures.js';
 import { ingestCommand } from '../../../src/cli/ingest.js';
 import type { CliContext } from '../../../src/cli/context.js';
 import { loadConfig } from '../../../src/config.js';
@@ -34,8 +35,21 @@ describe('aitia ingest', () => {
     const { ctx, lines } = context();
     expect(await ingestCommand.run(['proxmox', '--once'], ctx)).toBe(0);
     // The state poll: tasks first, the inventory stages, then state changes and transitions.
-    expect(lines.map((l) => l.split(' ')[1])).toEqual(['tasks:', 'fetch:', 'transform:', 'load:', 'staleness:', 'done:', 'state:', 'transitions:']);
-    expect(lines.at(-3)).toMatch(new RegExp(`^proxmox:lab-${scope} done: fetched=\\d+ resources=23 written=23 new=23 edges=33 written=33 new=33 .* complete`));
+    expect(lines.map((l) => l.split(' ')[1])).toEqual([
+      'tasks:',
+      'fetch:',
+      'transform:',
+      'load:',
+      'staleness:',
+      'done:',
+      'state:',
+      'transitions:',
+    ]);
+    expect(lines.at(-3)).toMatch(
+      new RegExp(
+        `^proxmox:lab-${scope} done: fetched=\\d+ resources=23 written=23 new=23 edges=33 written=33 new=33 .* complete`,
+      ),
+    );
   });
 
   it('proxmox --once exits 1 when the pass was incomplete, listing the errors', async () => {
@@ -57,10 +71,12 @@ describe('aitia ingest', () => {
   });
 
   it('vcenter --file imports the document; a bad server name or file exits 2', async () => {
-    const file = join(process.cwd(), 'test/fixtures/vcenter/inventory-pascal.json');
+    const file = join(FIXTURES, 'vcenter/inventory-pascal.json');
     const { ctx, lines } = context();
     expect(await ingestCommand.run(['vcenter', '--file', file, '--server', `vc-${scope}`], ctx)).toBe(0);
-    expect(lines.at(-1)).toMatch(new RegExp(`^vcenter:vc-${scope} done: fetched=10 resources=8 written=8 new=8 edges=9`));
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^vcenter:vc-${scope} done: fetched=10 resources=8 written=8 new=8 edges=9`),
+    );
     expect(await ingestCommand.run(['vcenter', '--file', file, '--server', 'a b'], context().ctx)).toBe(2);
     expect(await ingestCommand.run(['vcenter', '--file', '/nonexistent.json'], context().ctx)).toBe(2);
   });

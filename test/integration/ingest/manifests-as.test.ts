@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFixture } from '../../support/fixtures.js';
 import { relationsOf } from '../../../src/graph/edges.js';
-import { MANIFESTS_AS_SOURCE, resolveManifestsAs, withdrawInferredEdges } from '../../../src/ingest/identity/manifests-as.js';
+import {
+  MANIFESTS_AS_SOURCE,
+  resolveManifestsAs,
+  withdrawInferredEdges,
+} from '../../../src/ingest/identity/manifests-as.js';
 import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
 import { importVcenterInventory } from '../../../src/ingest/vcenter/import.js';
 import { useGraph } from '../../support/graph.js';
@@ -21,7 +24,7 @@ beforeAll(async () => {
   standin = await startProxmoxStandin();
   standin.routes(labRoutes(cluster));
   await syncProxmox(driver, standinClient(standin));
-  const doc = JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/vcenter/inventory-vmomi.json'), 'utf8')) as unknown;
+  const doc = readFixture('vcenter/inventory-vmomi.json');
   await importVcenterInventory(driver, doc, { server });
 });
 afterAll(async () => {
@@ -39,10 +42,18 @@ async function edgeCounts() {
 describe('manifests_as resolver', () => {
   it('links the nested ESXi host (vCenter) to the Proxmox VM it runs in, as an inferred edge with rule and confidence', async () => {
     const result = await resolveManifestsAs(driver, { idPrefixes: prefixes });
-    expect(result.matches.map((m) => [m.fromId, m.toId, m.rule, m.confidence])).toEqual([[host, vm, 'smbios_uuid', 'high']]);
+    expect(result.matches.map((m) => [m.fromId, m.toId, m.rule, m.confidence])).toEqual([
+      [host, vm, 'smbios_uuid', 'high'],
+    ]);
     expect(result).toMatchObject({ written: 1, created: 1, withdrawn: 0 });
     const [edge] = await relationsOf(driver, host, { types: ['MANIFESTS_AS'], direction: 'OUT' });
-    expect(edge).toMatchObject({ toId: vm, provenance: 'inferred', source: MANIFESTS_AS_SOURCE, rule: 'smbios_uuid', confidence: 'high' });
+    expect(edge).toMatchObject({
+      toId: vm,
+      provenance: 'inferred',
+      source: MANIFESTS_AS_SOURCE,
+      rule: 'smbios_uuid',
+      confidence: 'high',
+    });
     expect(edge!.evidence).toContain('mac_address=bc:24:11:e5:a1:30');
     expect(await edgeCounts()).toEqual({ inferred: 1, observed: 42 });
   });
@@ -61,7 +72,11 @@ describe('manifests_as resolver', () => {
     expect(weak.matches.map((m) => [m.fromId, m.toId, m.rule, m.confidence])).toEqual([[host, vm, 'name', 'low']]);
     expect(weak.created).toBe(0);
 
-    const { withdrawn } = await withdrawInferredEdges(driver, { source: MANIFESTS_AS_SOURCE, rule: 'name', idPrefixes: prefixes });
+    const { withdrawn } = await withdrawInferredEdges(driver, {
+      source: MANIFESTS_AS_SOURCE,
+      rule: 'name',
+      idPrefixes: prefixes,
+    });
     expect(withdrawn).toBe(1);
     expect(await edgeCounts()).toEqual({ observed: 42 });
     // The observed edges' own sources are never withdrawn through this path.

@@ -39,12 +39,28 @@ type Scenario = { name: string; reached: boolean; inject: (s: ProxmoxStandin) =>
  * deleted, and no state may change.
  */
 const SCENARIOS: Scenario[] = [
-  { name: 'HTTP 401 on every call', reached: false, inject: (s) => s.fault(/.*/, { kind: 'status', status: 401, message: 'invalid token value!' }) },
-  { name: 'HTTP 500 on /cluster/resources', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'status', status: 500, message: 'cfs-lock timeout' }) },
+  {
+    name: 'HTTP 401 on every call',
+    reached: false,
+    inject: (s) => s.fault(/.*/, { kind: 'status', status: 401, message: 'invalid token value!' }),
+  },
+  {
+    name: 'HTTP 500 on /cluster/resources',
+    reached: false,
+    inject: (s) => s.fault('/cluster/resources', { kind: 'status', status: 500, message: 'cfs-lock timeout' }),
+  },
   { name: 'timeout on /cluster/status', reached: false, inject: (s) => s.fault('/cluster/status', { kind: 'hang' }) },
-  { name: 'truncated JSON from /cluster/resources', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'truncate' }) },
+  {
+    name: 'truncated JSON from /cluster/resources',
+    reached: false,
+    inject: (s) => s.fault('/cluster/resources', { kind: 'truncate' }),
+  },
   { name: 'connection cut mid-answer', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'cut' }) },
-  { name: 'truncated JSON from one guest config', reached: true, inject: (s) => s.fault('/nodes/pve2/qemu/110/config', { kind: 'truncate' }) },
+  {
+    name: 'truncated JSON from one guest config',
+    reached: true,
+    inject: (s) => s.fault('/nodes/pve2/qemu/110/config', { kind: 'truncate' }),
+  },
   {
     name: 'an unreadable status/current body (HTTP 200, no status)',
     reached: true,
@@ -75,7 +91,11 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
       expect(bad).toMatchObject({ markedMissing: 0, edgesMarkedMissing: 0, stateChanges: [] });
       expect(await snapshot(c)).toEqual(before);
       expect(await listMissingResources(driver, { scope: `proxmox:${c}` })).toEqual([]);
-      const open = await listConditions(driver, { resourceId: `proxmox:${c}/cluster`, type: 'adapter_unreachable', status: 'open' });
+      const open = await listConditions(driver, {
+        resourceId: `proxmox:${c}/cluster`,
+        type: 'adapter_unreachable',
+        status: 'open',
+      });
       expect(open.conditions).toHaveLength(scenario.reached ? 0 : 1);
     });
   });
@@ -113,7 +133,10 @@ describe('adapter_unreachable', () => {
     expect(first.errors[0]!.message).toMatch(/authentication failed: check AITIA_PROXMOX_TOKEN/);
     const open = await listConditions(driver, { resourceId: cluster, status: 'open' });
     expect(open.conditions).toHaveLength(1);
-    expect(open.conditions[0]).toMatchObject({ type: 'adapter_unreachable', evidence: { kind: 'auth', status: 401, path: '/cluster/status' } });
+    expect(open.conditions[0]).toMatchObject({
+      type: 'adapter_unreachable',
+      evidence: { kind: 'auth', status: 401, path: '/cluster/status' },
+    });
 
     const ok = await syncProxmox(driver, standinClient(standin));
     expect(ok.conditions.resolved).toEqual([open.conditions[0]!.id]);
@@ -129,9 +152,16 @@ describe('adapter_unreachable', () => {
       other.fault('/cluster/status', { kind: 'status', status: 500, message: 'pve-cluster service not running' });
       const down = await syncProxmox(driver, standinClient(other));
       expect(down.complete).toBe(false);
-      expect(await getResourceById(driver, placeholder)).toMatchObject({ kind: 'cluster', state: 'unreachable', lifecycle: 'provisioning' });
+      expect(await getResourceById(driver, placeholder)).toMatchObject({
+        kind: 'cluster',
+        state: 'unreachable',
+        lifecycle: 'provisioning',
+      });
       const open = await listConditions(driver, { resourceId: placeholder, status: 'open' });
-      expect(open.conditions[0]!.evidence).toMatchObject({ status: 500, message: expect.stringContaining('pve-cluster service not running') });
+      expect(open.conditions[0]!.evidence).toMatchObject({
+        status: 500,
+        message: expect.stringContaining('pve-cluster service not running'),
+      });
 
       other.clearFaults();
       const c = `lab-${scope}-new`;

@@ -36,18 +36,35 @@ function expected(c: string) {
     `${p}/lxc/210|lxc|running`,
   ];
   const guests: Array<[string, string]> = [
-    ['qemu/101', 'pve1'], ['qemu/102', 'pve1'], ['qemu/9000', 'pve1'], ['lxc/200', 'pve1'],
-    ['qemu/110', 'pve2'], ['qemu/113', 'pve2'], ['lxc/202', 'pve2'],
-    ['qemu/103', 'pve3'], ['qemu/130', 'pve3'], ['lxc/210', 'pve3'],
+    ['qemu/101', 'pve1'],
+    ['qemu/102', 'pve1'],
+    ['qemu/9000', 'pve1'],
+    ['lxc/200', 'pve1'],
+    ['qemu/110', 'pve2'],
+    ['qemu/113', 'pve2'],
+    ['lxc/202', 'pve2'],
+    ['qemu/103', 'pve3'],
+    ['qemu/130', 'pve3'],
+    ['lxc/210', 'pve3'],
   ];
   const stored: Array<[string, string]> = [
-    ['qemu/101', 'pve1/local-lvm'], ['qemu/102', 'pve1/local-lvm'], ['qemu/9000', 'pve1/local-lvm'], ['lxc/200', 'pve1/local-lvm'],
-    ['qemu/110', 'pve2/ceph-rbd'], ['qemu/113', 'pve2/ceph-rbd'], ['qemu/113', 'pve2/local-lvm'], ['lxc/202', 'pve2/local-lvm'],
-    ['qemu/103', 'pve3/local-lvm'], ['qemu/130', 'pve3/local-lvm'], ['lxc/210', 'pve3/local-lvm'],
+    ['qemu/101', 'pve1/local-lvm'],
+    ['qemu/102', 'pve1/local-lvm'],
+    ['qemu/9000', 'pve1/local-lvm'],
+    ['lxc/200', 'pve1/local-lvm'],
+    ['qemu/110', 'pve2/ceph-rbd'],
+    ['qemu/113', 'pve2/ceph-rbd'],
+    ['qemu/113', 'pve2/local-lvm'],
+    ['lxc/202', 'pve2/local-lvm'],
+    ['qemu/103', 'pve3/local-lvm'],
+    ['qemu/130', 'pve3/local-lvm'],
+    ['lxc/210', 'pve3/local-lvm'],
   ];
   const edges = [
     ...nodes.map((n) => `MEMBER_OF|${p}/node/${n}|${p}/cluster`),
-    ...nodes.flatMap((n) => ['local', 'local-lvm', 'ceph-rbd'].map((s) => `MEMBER_OF|${p}/storage/${n}/${s}|${p}/cluster`)),
+    ...nodes.flatMap((n) =>
+      ['local', 'local-lvm', 'ceph-rbd'].map((s) => `MEMBER_OF|${p}/storage/${n}/${s}|${p}/cluster`),
+    ),
     ...guests.map(([g, n]) => `RUNS_ON|${p}/${g}|${p}/node/${n}`),
     ...stored.map(([g, s]) => `STORED_ON|${p}/${g}|${p}/storage/${s}`),
   ];
@@ -56,7 +73,10 @@ function expected(c: string) {
 
 async function graphOf(c: string) {
   const prefix = `proxmox:${c}/`;
-  const r = await driver.executeQuery('MATCH (r:Resource) WHERE r.id STARTS WITH $prefix RETURN r.id + "|" + r.kind + "|" + r.state AS t ORDER BY t', { prefix });
+  const r = await driver.executeQuery(
+    'MATCH (r:Resource) WHERE r.id STARTS WITH $prefix RETURN r.id + "|" + r.kind + "|" + r.state AS t ORDER BY t',
+    { prefix },
+  );
   const e = await driver.executeQuery(
     'MATCH (a:Resource)-[e]->(b:Resource) WHERE a.id STARTS WITH $prefix RETURN type(e) + "|" + a.id + "|" + b.id AS t, e.missingSince IS NOT NULL AS missing ORDER BY t',
     { prefix },
@@ -82,11 +102,26 @@ describe('syncProxmox against the stand-in 3-node cluster', () => {
     expect(g.resources).toEqual(expected(c).resources);
     expect(g.edges).toEqual(expected(c).edges);
     const attr = async (id: string) => (await getResourceById(driver, `proxmox:${c}/${id}`))!.attributes;
-    expect(await attr('qemu/101')).toMatchObject({ qemu_guest_agent: 'running', agent: true, tags: ['prod', 'web'], mac_addresses: ['bc:24:11:2c:69:ec'], node: 'pve1', vmid: 101 });
-    expect(await attr('qemu/110')).toMatchObject({ qemu_guest_agent: 'not_running', hastate: 'started', ha_managed: true });
+    expect(await attr('qemu/101')).toMatchObject({
+      qemu_guest_agent: 'running',
+      agent: true,
+      tags: ['prod', 'web'],
+      mac_addresses: ['bc:24:11:2c:69:ec'],
+      node: 'pve1',
+      vmid: 101,
+    });
+    expect(await attr('qemu/110')).toMatchObject({
+      qemu_guest_agent: 'not_running',
+      hastate: 'started',
+      ha_managed: true,
+    });
     expect(await attr('qemu/113')).toMatchObject({ qemu_guest_agent: 'not_running', qmpstatus: 'io-error' });
     expect(await attr('qemu/103')).toMatchObject({ qemu_guest_agent: 'not_running' });
-    expect(await attr('qemu/130')).toMatchObject({ qemu_guest_agent: 'not_configured', smbios_uuid: '4c4c4544-0031-4d10-8033-b4c04f4e3132', serial_number: 'PVE-ESXI-01' });
+    expect(await attr('qemu/130')).toMatchObject({
+      qemu_guest_agent: 'not_configured',
+      smbios_uuid: '4c4c4544-0031-4d10-8033-b4c04f4e3132',
+      serial_number: 'PVE-ESXI-01',
+    });
     expect(await attr('qemu/9000')).toMatchObject({ template: true });
     expect(await attr('qemu/102')).toMatchObject({ lock: 'backup', qmpstatus: 'prelaunch' });
     // Only running VMs with the agent enabled were pinged, and only pings were POSTed.
@@ -111,7 +146,9 @@ describe('syncProxmox against the stand-in 3-node cluster', () => {
     standin.routes(table);
     const report = await syncProxmox(driver, standinClient(standin), { updateTag: 'sync-3' });
     expect(report.complete).toBe(true);
-    expect(report.stateChanges).toEqual([{ id: `proxmox:${c}/qemu/101`, kind: 'vm', from: 'running', to: 'stopped', rawState: 'stopped' }]);
+    expect(report.stateChanges).toEqual([
+      { id: `proxmox:${c}/qemu/101`, kind: 'vm', from: 'running', to: 'stopped', rawState: 'stopped' },
+    ]);
     const vm101 = await getResourceById(driver, `proxmox:${c}/qemu/101`);
     expect(vm101!.attributes.qemu_guest_agent).toBe('not_running');
     const vm102 = await getResourceById(driver, `proxmox:${c}/qemu/102`);
@@ -119,7 +156,9 @@ describe('syncProxmox against the stand-in 3-node cluster', () => {
     expect(vm102!.rawState).toBe('stopped');
     standin.routes(labRoutes(c));
     const back = await syncProxmox(driver, standinClient(standin), { updateTag: 'sync-4' });
-    expect(back.stateChanges.map((s) => `${s.id}:${s.from}->${s.to}`)).toEqual([`proxmox:${c}/qemu/101:stopped->running`]);
+    expect(back.stateChanges.map((s) => `${s.id}:${s.from}->${s.to}`)).toEqual([
+      `proxmox:${c}/qemu/101:stopped->running`,
+    ]);
   });
 
   it('a complete sync that no longer sees a guest marks it missing, keeps it and its edges, and un-marks it when it returns', async () => {
@@ -133,7 +172,10 @@ describe('syncProxmox against the stand-in 3-node cluster', () => {
     const g = await graphOf(c);
     expect(g.resources).toEqual(expected(c).resources);
     expect(g.edges).toEqual(expected(c).edges);
-    expect(g.missingEdges).toEqual([`RUNS_ON|${gone}|proxmox:${c}/node/pve2`, `STORED_ON|${gone}|proxmox:${c}/storage/pve2/local-lvm`]);
+    expect(g.missingEdges).toEqual([
+      `RUNS_ON|${gone}|proxmox:${c}/node/pve2`,
+      `STORED_ON|${gone}|proxmox:${c}/storage/pve2/local-lvm`,
+    ]);
     expect((await listMissingResources(driver, { scope: `proxmox:${c}` })).map((m) => m.id)).toEqual([gone]);
 
     const again = await syncProxmox(driver, standinClient(standin), { updateTag: 'sync-6' });

@@ -18,22 +18,72 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ref = (type: string, value: string) => ({ _typeName: 'ManagedObjectReference', type, value });
 const vmomi = [
-  { _typeName: 'VmPoweredOffEvent', key: 9902, chainId: 9895, createdTime: '2026-05-14T02:08:30.5Z', userName: 'VSPHERE.LOCAL\\alice', vm: { name: 'web-01', vm: ref('VirtualMachine', 'vm-101') }, host: { name: 'esx1', host: ref('HostSystem', 'host-21') } },
-  { _typeName: 'HostConnectionLostEvent', key: 9903, createdTime: '2026-05-14T02:09:00Z', userName: '', host: { name: 'esx1', host: ref('HostSystem', 'host-21') } },
+  {
+    _typeName: 'VmPoweredOffEvent',
+    key: 9902,
+    chainId: 9895,
+    createdTime: '2026-05-14T02:08:30.5Z',
+    userName: 'VSPHERE.LOCAL\\alice',
+    vm: { name: 'web-01', vm: ref('VirtualMachine', 'vm-101') },
+    host: { name: 'esx1', host: ref('HostSystem', 'host-21') },
+  },
+  {
+    _typeName: 'HostConnectionLostEvent',
+    key: 9903,
+    createdTime: '2026-05-14T02:09:00Z',
+    userName: '',
+    host: { name: 'esx1', host: ref('HostSystem', 'host-21') },
+  },
 ];
-const pascal = { specversion: '1.0', type: 'com.vmware.vsphere.VmPoweredOnEvent.v0', data: { Key: 9910, CreatedTime: '2026-05-14T02:10:00Z', UserName: '', Vm: { Name: 'web-01', Vm: { Type: 'VirtualMachine', Value: 'vm-101' } } } };
+const pascal = {
+  specversion: '1.0',
+  type: 'com.vmware.vsphere.VmPoweredOnEvent.v0',
+  data: {
+    Key: 9910,
+    CreatedTime: '2026-05-14T02:10:00Z',
+    UserName: '',
+    Vm: { Name: 'web-01', Vm: { Type: 'VirtualMachine', Value: 'vm-101' } },
+  },
+};
 
 describe('importVcenterEvents', () => {
   it('imports VMOMI JSON and PascalCase CloudEvents, links known resources, and is idempotent', async () => {
-    await upsertResources(driver, [{ id: `vcenter:${server}/vm/vm-101`, kind: 'vm', provider: 'vcenter', name: `web-01-${scope}`, state: 'running' }]);
+    await upsertResources(driver, [
+      { id: `vcenter:${server}/vm/vm-101`, kind: 'vm', provider: 'vcenter', name: `web-01-${scope}`, state: 'running' },
+    ]);
     const report = await importVcenterEvents(driver, { events: [...vmomi, pascal, { key: 'x' }] }, { server });
-    expect(report).toMatchObject({ scope: `vcenter:${server}`, fetched: 4, complete: true, events: { transformed: 3, written: 3, created: 3, updated: 0 } });
-    expect(report.skipped).toEqual([{ what: 'row', id: 'events[3]', reason: expect.stringMatching(/event class unknown/) }]);
-    const [off, lost, on] = await getEventsByIds(driver, [`vcenter:${server}/event/9902`, `vcenter:${server}/event/9903`, `vcenter:${server}/event/9910`]);
-    expect(off).toMatchObject({ type: 'vm_stop', actor: 'VSPHERE.LOCAL\\alice', actorKind: 'human', resourceId: `vcenter:${server}/vm/vm-101`, startedAt: '2026-05-14T02:08:30.500Z', chainId: '9895' });
-    expect(lost).toMatchObject({ type: 'host_connection_lost', actorKind: 'system', resourceId: `vcenter:${server}/host/host-21` });
+    expect(report).toMatchObject({
+      scope: `vcenter:${server}`,
+      fetched: 4,
+      complete: true,
+      events: { transformed: 3, written: 3, created: 3, updated: 0 },
+    });
+    expect(report.skipped).toEqual([
+      { what: 'row', id: 'events[3]', reason: expect.stringMatching(/event class unknown/) },
+    ]);
+    const [off, lost, on] = await getEventsByIds(driver, [
+      `vcenter:${server}/event/9902`,
+      `vcenter:${server}/event/9903`,
+      `vcenter:${server}/event/9910`,
+    ]);
+    expect(off).toMatchObject({
+      type: 'vm_stop',
+      actor: 'VSPHERE.LOCAL\\alice',
+      actorKind: 'human',
+      resourceId: `vcenter:${server}/vm/vm-101`,
+      startedAt: '2026-05-14T02:08:30.500Z',
+      chainId: '9895',
+    });
+    expect(lost).toMatchObject({
+      type: 'host_connection_lost',
+      actorKind: 'system',
+      resourceId: `vcenter:${server}/host/host-21`,
+    });
     expect(on).toMatchObject({ type: 'vm_start', actor: null, actorKind: 'system' });
-    const { records } = await driver.executeQuery('MATCH (e:Event)-[:CONCERNS]->(r:Resource {id: $id}) RETURN e.id AS id ORDER BY id', { id: `vcenter:${server}/vm/vm-101` });
+    const { records } = await driver.executeQuery(
+      'MATCH (e:Event)-[:CONCERNS]->(r:Resource {id: $id}) RETURN e.id AS id ORDER BY id',
+      { id: `vcenter:${server}/vm/vm-101` },
+    );
     expect(records.map((r) => r.get('id'))).toEqual([`vcenter:${server}/event/9902`, `vcenter:${server}/event/9910`]);
 
     const again = await importVcenterEvents(driver, [...vmomi, pascal], { server });
@@ -59,9 +109,16 @@ describe('aitia events import', () => {
 
   it('imports a govc-style JSON-lines file and prints the counts; exits 1 when something was left out', async () => {
     const file = join(dir, 'events.json');
-    writeFileSync(file, [...vmomi, { key: 'x' }].map((e) => JSON.stringify({ ...e, key: typeof e.key === 'number' ? e.key + 100 : e.key })).join('\n'));
+    writeFileSync(
+      file,
+      [...vmomi, { key: 'x' }]
+        .map((e) => JSON.stringify({ ...e, key: typeof e.key === 'number' ? e.key + 100 : e.key }))
+        .join('\n'),
+    );
     const { ctx, lines } = context();
-    expect(await eventsCommand.run(['import', '--provider', 'vcenter', '--server', server, '--file', file], ctx)).toBe(1);
+    expect(await eventsCommand.run(['import', '--provider', 'vcenter', '--server', server, '--file', file], ctx)).toBe(
+      1,
+    );
     expect(lines[0]).toMatch(new RegExp(`^vcenter:${server} events: received=3 written=2 new=2 updated=0 skipped=1 `));
     expect(lines[1]).toMatch(/^ {2}skipped events\[2\]: event class unknown/);
   });
@@ -71,11 +128,22 @@ describe('aitia events import', () => {
       const { ctx, lines } = context();
       return [await eventsCommand.run(args, ctx), lines[0]] as const;
     };
-    expect(await run(['import', '--provider', 'proxmox', '--server', 'x', '--file', 'y'])).toEqual([2, expect.stringMatching(/^--provider: only vcenter/)]);
-    expect(await run(['import', '--provider', 'vcenter', '--server', 'x', '--file', join(dir, 'missing.json')])).toEqual([2, expect.stringMatching(/^--file: cannot read/)]);
-    expect(await run(['import', '--provider', 'vcenter'])).toEqual([2, expect.stringMatching(/^usage: aitia events import/)]);
+    expect(await run(['import', '--provider', 'proxmox', '--server', 'x', '--file', 'y'])).toEqual([
+      2,
+      expect.stringMatching(/^--provider: only vcenter/),
+    ]);
+    expect(
+      await run(['import', '--provider', 'vcenter', '--server', 'x', '--file', join(dir, 'missing.json')]),
+    ).toEqual([2, expect.stringMatching(/^--file: cannot read/)]);
+    expect(await run(['import', '--provider', 'vcenter'])).toEqual([
+      2,
+      expect.stringMatching(/^usage: aitia events import/),
+    ]);
     const file = join(dir, 'ok.json');
     writeFileSync(file, '[]');
-    expect(await run(['import', '--provider', 'vcenter', '--server', 'a/b', '--file', file])).toEqual([2, expect.stringMatching(/^--server: must be the vCenter server name/)]);
+    expect(await run(['import', '--provider', 'vcenter', '--server', 'a/b', '--file', file])).toEqual([
+      2,
+      expect.stringMatching(/^--server: must be the vCenter server name/),
+    ]);
   });
 });

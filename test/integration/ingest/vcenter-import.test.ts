@@ -1,18 +1,23 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readFixture } from '../../support/fixtures.js';
 import { resourceFromProperties } from '../../../src/graph/resource-record.js';
 import { getResourceById } from '../../../src/graph/resources.js';
 import { importVcenterInventory } from '../../../src/ingest/vcenter/import.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver, scope } = useGraph();
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/vcenter', name), 'utf8'));
+const fixture = (name: string): unknown => readFixture(`vcenter/${name}`);
 
 async function graphOf(server: string) {
   const prefix = `vcenter:${server}/`;
-  const r = await driver.executeQuery('MATCH (r:Resource) WHERE r.id STARTS WITH $prefix RETURN properties(r) AS p ORDER BY r.id', { prefix });
-  const e = await driver.executeQuery('MATCH (a:Resource)-[e]->(b:Resource) WHERE a.id STARTS WITH $prefix RETURN type(e) + "|" + a.id + "|" + b.id AS t ORDER BY t', { prefix });
+  const r = await driver.executeQuery(
+    'MATCH (r:Resource) WHERE r.id STARTS WITH $prefix RETURN properties(r) AS p ORDER BY r.id',
+    { prefix },
+  );
+  const e = await driver.executeQuery(
+    'MATCH (a:Resource)-[e]->(b:Resource) WHERE a.id STARTS WITH $prefix RETURN type(e) + "|" + a.id + "|" + b.id AS t ORDER BY t',
+    { prefix },
+  );
   const strip = (s: string) => s.replace(prefix, '');
   return {
     resources: r.records.map((x) => {
@@ -30,13 +35,26 @@ describe('importVcenterInventory', () => {
 
   it('imports the VMOMI-JSON document: 8 resources, 9 edges, idempotently', async () => {
     const first = await importVcenterInventory(driver, fixture('inventory-vmomi.json'), { server: a });
-    expect(first).toMatchObject({ fetched: 10, complete: false, errors: [], resources: { transformed: 8, written: 8, created: 8 }, edges: { transformed: 9, written: 9, created: 9 } });
+    expect(first).toMatchObject({
+      fetched: 10,
+      complete: false,
+      errors: [],
+      resources: { transformed: 8, written: 8, created: 8 },
+      edges: { transformed: 9, written: 9, created: 9 },
+    });
     const again = await importVcenterInventory(driver, fixture('inventory-vmomi.json'), { server: a });
-    expect(again).toMatchObject({ resources: { written: 8, created: 0 }, edges: { written: 9, created: 0 }, stateChanges: [] });
+    expect(again).toMatchObject({
+      resources: { written: 8, created: 0 },
+      edges: { written: 9, created: 0 },
+      stateChanges: [],
+    });
     const g = await graphOf(a);
     expect(g.resources).toHaveLength(8);
     expect(g.edges).toHaveLength(9);
-    expect(await getResourceById(driver, `vcenter:${a}/host/host-12`)).toMatchObject({ state: 'maintenance', attributes: { serial_number: 'PVE-ESXI-01' } });
+    expect(await getResourceById(driver, `vcenter:${a}/host/host-12`)).toMatchObject({
+      state: 'maintenance',
+      attributes: { serial_number: 'PVE-ESXI-01' },
+    });
   });
 
   it('the PascalCase document gives the same graph', async () => {
@@ -53,17 +71,29 @@ describe('importVcenterInventory', () => {
 
     const complete = await importVcenterInventory(driver, withoutVm103, { server: a, complete: true });
     expect(complete).toMatchObject({ complete: true, markedMissing: 1, edgesMarkedMissing: 2 });
-    expect(await getResourceById(driver, `vcenter:${a}/vm/vm-103`)).toMatchObject({ lifecycle: 'missing', state: 'suspended' });
+    expect(await getResourceById(driver, `vcenter:${a}/vm/vm-103`)).toMatchObject({
+      lifecycle: 'missing',
+      state: 'suspended',
+    });
 
     // Only VMs in the document: hosts, datastores and the cluster are not judged.
     const onlyVms = { objects: doc.objects.filter((o) => o.obj.value.startsWith('vm-') && o.obj.value !== 'vm-102') };
     const vmsOnly = await importVcenterInventory(driver, onlyVms, { server: a, complete: true });
     expect(vmsOnly.markedMissing).toBe(1);
-    expect(await getResourceById(driver, `vcenter:${a}/host/host-11`)).toMatchObject({ lifecycle: 'active', missingSince: null });
+    expect(await getResourceById(driver, `vcenter:${a}/host/host-11`)).toMatchObject({
+      lifecycle: 'active',
+      missingSince: null,
+    });
 
     await importVcenterInventory(driver, doc, { server: a, complete: true });
-    expect(await getResourceById(driver, `vcenter:${a}/vm/vm-103`)).toMatchObject({ lifecycle: 'active', missingSince: null });
-    expect(await getResourceById(driver, `vcenter:${a}/vm/vm-102`)).toMatchObject({ lifecycle: 'active', missingSince: null });
+    expect(await getResourceById(driver, `vcenter:${a}/vm/vm-103`)).toMatchObject({
+      lifecycle: 'active',
+      missingSince: null,
+    });
+    expect(await getResourceById(driver, `vcenter:${a}/vm/vm-102`)).toMatchObject({
+      lifecycle: 'active',
+      missingSince: null,
+    });
   });
 
   it('refuses a server name that cannot be part of an id', async () => {

@@ -20,20 +20,44 @@ const vmId = (n: number) => `proxmox:lab-${scope}/qemu/${n}`;
 
 async function addCheck(resourceId: string, def: unknown, critical = false) {
   const definition = CheckDefinitionSchema.parse(def);
-  return (await createCheck(driver, { resourceId, definition, intervalSeconds: 60, critical, createdBy: 'test', at: DateTime.utc().toISO() })).check;
+  return (
+    await createCheck(driver, {
+      resourceId,
+      definition,
+      intervalSeconds: 60,
+      critical,
+      createdBy: 'test',
+      at: DateTime.utc().toISO(),
+    })
+  ).check;
 }
 const conditionsOf = async (resourceId: string, type: string, status?: 'open' | 'resolved') =>
-  (await searchConditions(driver, { resourceId, type: type as never, status: status ?? null }, { first: 50 })).conditions;
+  (await searchConditions(driver, { resourceId, type: type as never, status: status ?? null }, { first: 50 }))
+    .conditions;
 const health = async (resourceId: string) => (await getResourceById(driver, resourceId))!.health;
 
 beforeAll(async () => {
   target = await startProbeTarget();
-  scheduler = startHealthScheduler({ driver, log: createLogger('silent'), autoTick: false, k: K, historySize: HISTORY, concurrency: 2 });
+  scheduler = startHealthScheduler({
+    driver,
+    log: createLogger('silent'),
+    autoTick: false,
+    k: K,
+    historySize: HISTORY,
+    concurrency: 2,
+  });
   await upsertResources(driver, [
     { id: id('api'), kind: 'service', provider: 'manual', name: `${scope}-api`, state: 'up' },
     { id: id('bare'), kind: 'service', provider: 'manual', name: `${scope}-bare`, state: 'up' },
     { id: id('slowpool'), kind: 'service', provider: 'manual', name: `${scope}-slowpool`, state: 'up' },
-    { id: vmId(101), kind: 'vm', provider: 'proxmox', name: `vm101-${scope}`, state: 'running', attributes: { qemu_guest_agent: 'running' } },
+    {
+      id: vmId(101),
+      kind: 'vm',
+      provider: 'proxmox',
+      name: `vm101-${scope}`,
+      state: 'running',
+      attributes: { qemu_guest_agent: 'running' },
+    },
   ]);
   // A cold Neo4j plans each statement once (seconds on a small machine): not what we measure.
   for (let i = 0; i < 2; i++) await scheduler.runOnce({ all: true });
@@ -47,7 +71,10 @@ describe('health scheduler (runOnce, real Neo4j, probe target on 127.0.0.1)', ()
   it('runs checks with bounded concurrency and per-check timeouts', async () => {
     await target.set('slow');
     const checks = [];
-    for (let i = 0; i < 6; i++) checks.push(await addCheck(id('slowpool'), { kind: 'http', spec: { url: `${target.url}?n=${i}`, timeoutMs: 300 } }));
+    for (let i = 0; i < 6; i++)
+      checks.push(
+        await addCheck(id('slowpool'), { kind: 'http', spec: { url: `${target.url}?n=${i}`, timeoutMs: 300 } }),
+      );
     const before = target.accepted();
     const t0 = performance.now();
     const report = await scheduler.runOnce({ all: true });
@@ -61,7 +88,11 @@ describe('health scheduler (runOnce, real Neo4j, probe target on 127.0.0.1)', ()
     expect(ms).toBeGreaterThanOrEqual(850);
     expect(report.fail).toBeGreaterThanOrEqual(6);
     const stored = await getCheck(driver, checks[0]!.id);
-    expect(stored!.results[0]).toMatchObject({ status: 'fail', reason: `timed out after 300 ms waiting for 127.0.0.1:${target.port} to answer`, unreachable: false });
+    expect(stored!.results[0]).toMatchObject({
+      status: 'fail',
+      reason: `timed out after 300 ms waiting for 127.0.0.1:${target.port} to answer`,
+      unreachable: false,
+    });
     expect(await health(id('slowpool'))).toBe('unhealthy');
     for (const c of checks) await removeCheck(driver, c.id);
     await target.set('up');
@@ -74,7 +105,9 @@ describe('health scheduler (runOnce, real Neo4j, probe target on 127.0.0.1)', ()
     const stored = (await getCheck(driver, check.id))!;
     expect(stored.results).toHaveLength(HISTORY);
     expect(stored.results.map((r) => r.at)).toEqual([...stored.results.map((r) => r.at)].sort().reverse());
-    expect(DateTime.fromISO(stored.nextDueAt!).diff(DateTime.fromISO(stored.lastRunAt!), 'seconds').seconds).toBeCloseTo(60, 0);
+    expect(
+      DateTime.fromISO(stored.nextDueAt!).diff(DateTime.fromISO(stored.lastRunAt!), 'seconds').seconds,
+    ).toBeCloseTo(60, 0);
     const before = target.accepted();
     const report = await scheduler.runOnce();
     expect(target.accepted()).toBe(before);
@@ -107,18 +140,28 @@ describe('health scheduler (runOnce, real Neo4j, probe target on 127.0.0.1)', ()
     await addCheck(vm.id, { kind: 'proxmox_agent', spec: {} });
     await scheduler.runOnce({ all: true });
     expect(await health(vm.id)).toBe('healthy');
-    await upsertResources(driver, [{ ...vm, state: 'unreachable', rawState: 'unknown', attributes: { qemu_guest_agent: 'not_running' } }]);
+    await upsertResources(driver, [
+      { ...vm, state: 'unreachable', rawState: 'unknown', attributes: { qemu_guest_agent: 'not_running' } },
+    ]);
     for (let i = 1; i <= K; i++) {
       await scheduler.runOnce({ all: true });
       expect(await health(vm.id)).toBe('unhealthy');
       expect(await conditionsOf(vm.id, 'unreachable', 'open')).toHaveLength(i === K ? 1 : 0);
     }
     const [unreachable] = await conditionsOf(vm.id, 'unreachable', 'open');
-    expect(unreachable!.evidence).toMatchObject({ source: 'health-scheduler', k: K, checks: [{ kind: 'provider_state', target: 'state' }] });
+    expect(unreachable!.evidence).toMatchObject({
+      source: 'health-scheduler',
+      k: K,
+      checks: [{ kind: 'provider_state', target: 'state' }],
+    });
     expect((unreachable!.evidence as any).checks[0].results).toHaveLength(K);
-    expect((await conditionsOf(vm.id, 'check_failing', 'open'))[0]!.evidence).toMatchObject({ checks: [{ kind: 'provider_state' }, { kind: 'proxmox_agent' }] });
+    expect((await conditionsOf(vm.id, 'check_failing', 'open'))[0]!.evidence).toMatchObject({
+      checks: [{ kind: 'provider_state' }, { kind: 'proxmox_agent' }],
+    });
     // Back to running with the agent answering: K passes resolve both.
-    await upsertResources(driver, [{ ...vm, state: 'running', rawState: 'running', attributes: { qemu_guest_agent: 'running' } }]);
+    await upsertResources(driver, [
+      { ...vm, state: 'running', rawState: 'running', attributes: { qemu_guest_agent: 'running' } },
+    ]);
     for (let i = 1; i <= K; i++) await scheduler.runOnce({ all: true });
     expect(await conditionsOf(vm.id, 'unreachable', 'open')).toEqual([]);
     expect(await conditionsOf(vm.id, 'check_failing', 'open')).toEqual([]);
@@ -126,7 +169,11 @@ describe('health scheduler (runOnce, real Neo4j, probe target on 127.0.0.1)', ()
   });
 
   it('a failing critical check makes the resource unhealthy although others pass; removing it resolves check_failing', async () => {
-    const critical = await addCheck(id('api'), { kind: 'tcp', spec: { host: '127.0.0.1', port: 1, timeoutMs: 300 } }, true);
+    const critical = await addCheck(
+      id('api'),
+      { kind: 'tcp', spec: { host: '127.0.0.1', port: 1, timeoutMs: 300 } },
+      true,
+    );
     for (let i = 0; i < K; i++) await scheduler.runOnce({ all: true });
     expect(await health(id('api'))).toBe('unhealthy');
     expect(await conditionsOf(id('api'), 'check_failing', 'open')).toHaveLength(1);
@@ -141,7 +188,14 @@ describe('health scheduler (runOnce, real Neo4j, probe target on 127.0.0.1)', ()
   it('ingest cannot set health: attributes named health land as attributes, the health property is unchanged', async () => {
     const before = await getResourceById(driver, vmId(101));
     await upsertResources(driver, [
-      { id: vmId(101), kind: 'vm', provider: 'proxmox', name: `vm101-${scope}`, state: 'running', attributes: { health: 'unhealthy', last_check_at: '2000-01-01T00:00:00Z', qemu_guest_agent: 'running' } },
+      {
+        id: vmId(101),
+        kind: 'vm',
+        provider: 'proxmox',
+        name: `vm101-${scope}`,
+        state: 'running',
+        attributes: { health: 'unhealthy', last_check_at: '2000-01-01T00:00:00Z', qemu_guest_agent: 'running' },
+      },
     ]);
     const after = await getResourceById(driver, vmId(101));
     expect(after!.health).toBe(before!.health);

@@ -10,8 +10,12 @@ beforeAll(async () => {
 });
 afterAll(async () => target?.close());
 
-const http = (over: Partial<HttpCheckSpec> = {}) => CheckDefinitionSchema.parse({ kind: 'http', spec: { url: target.url, timeoutMs: 400, ...over } }).spec as HttpCheckSpec;
-const tcp = (over: Partial<TcpCheckSpec> = {}) => CheckDefinitionSchema.parse({ kind: 'tcp', spec: { host: '127.0.0.1', port: target.port, timeoutMs: 400, ...over } }).spec as TcpCheckSpec;
+const http = (over: Partial<HttpCheckSpec> = {}) =>
+  CheckDefinitionSchema.parse({ kind: 'http', spec: { url: target.url, timeoutMs: 400, ...over } })
+    .spec as HttpCheckSpec;
+const tcp = (over: Partial<TcpCheckSpec> = {}) =>
+  CheckDefinitionSchema.parse({ kind: 'tcp', spec: { host: '127.0.0.1', port: target.port, timeoutMs: 400, ...over } })
+    .spec as TcpCheckSpec;
 
 async function timed<T>(p: Promise<T>): Promise<[T, number]> {
   const t0 = performance.now();
@@ -27,14 +31,22 @@ describe('http probe against a server the test controls on 127.0.0.1', () => {
 
   it('fails on a wrong status, naming both; passes when that status is the expected one', async () => {
     await target.set('status', 503);
-    expect(await probeHttp(http())).toEqual({ status: 'fail', reason: 'expected status 200, got 503', unreachable: false });
+    expect(await probeHttp(http())).toEqual({
+      status: 'fail',
+      reason: 'expected status 200, got 503',
+      unreachable: false,
+    });
     expect((await probeHttp(http({ expectedStatus: 503 }))).status).toBe('pass');
   });
 
   it('fails a slow server at its timeout (connected, so not unreachable)', async () => {
     await target.set('slow');
     const [o, ms] = await timed(probeHttp(http({ timeoutMs: 300 })));
-    expect(o).toEqual({ status: 'fail', reason: `timed out after 300 ms waiting for 127.0.0.1:${target.port} to answer`, unreachable: false });
+    expect(o).toEqual({
+      status: 'fail',
+      reason: `timed out after 300 ms waiting for 127.0.0.1:${target.port} to answer`,
+      unreachable: false,
+    });
     expect(ms).toBeGreaterThanOrEqual(280);
     expect(ms).toBeLessThan(2000);
   });
@@ -56,7 +68,11 @@ describe('http probe against a server the test controls on 127.0.0.1', () => {
 
   it('fails with connection refused when nothing listens (an answer: reachable)', async () => {
     await target.set('down');
-    expect(await probeHttp(http())).toEqual({ status: 'fail', reason: `connection refused by 127.0.0.1:${target.port}`, unreachable: false });
+    expect(await probeHttp(http())).toEqual({
+      status: 'fail',
+      reason: `connection refused by 127.0.0.1:${target.port}`,
+      unreachable: false,
+    });
     await target.set('up');
     expect((await probeHttp(http())).status).toBe('pass');
   });
@@ -81,7 +97,11 @@ describe('tcp probe', () => {
 
   it('fails with connection refused when nothing listens', async () => {
     await target.set('down');
-    expect(await probeTcp(tcp())).toEqual({ status: 'fail', reason: `connection refused by 127.0.0.1:${target.port}`, unreachable: false });
+    expect(await probeTcp(tcp())).toEqual({
+      status: 'fail',
+      reason: `connection refused by 127.0.0.1:${target.port}`,
+      unreachable: false,
+    });
     await target.set('up');
     expect((await probeTcp(tcp())).status).toBe('pass');
   });

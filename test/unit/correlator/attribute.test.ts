@@ -38,13 +38,27 @@ const CASES: Case[] = [
     name: 'a plain stop',
     transition: vmTransition('running', 'stopped'),
     events: [task({ type: 'qmstop', start: '02:08:29', end: '02:08:30' })],
-    want: { confidence: 'high', cause: 0, actor: 'alice@pve', actorKind: 'human', requestedBy: null, executor: null, deltaSeconds: 1, expectedType: true },
+    want: {
+      confidence: 'high',
+      cause: 0,
+      actor: 'alice@pve',
+      actorKind: 'human',
+      requestedBy: null,
+      executor: null,
+      deltaSeconds: 1,
+      expectedType: true,
+    },
   },
   {
     name: 'a shutdown that timed out, then a stop: the stop explains it',
     transition: vmTransition('running', 'stopped'),
     events: [
-      task({ type: 'qmshutdown', start: '02:07:20', end: '02:08:20', status: 'VM quit/powerdown failed - got timeout' }),
+      task({
+        type: 'qmshutdown',
+        start: '02:07:20',
+        end: '02:08:20',
+        status: 'VM quit/powerdown failed - got timeout',
+      }),
       task({ type: 'qmstop', start: '02:08:22', end: '02:08:23', user: 'bob@pve' }),
     ],
     want: { confidence: 'high', cause: 1, actor: 'bob@pve', deltaSeconds: 8 },
@@ -52,15 +66,20 @@ const CASES: Case[] = [
   {
     name: 'only the timed-out shutdown: failed task of the expected type is medium',
     transition: vmTransition('running', 'stopped'),
-    events: [task({ type: 'qmshutdown', start: '02:07:20', end: '02:08:20', status: 'VM quit/powerdown failed - got timeout' })],
+    events: [
+      task({
+        type: 'qmshutdown',
+        start: '02:07:20',
+        end: '02:08:20',
+        status: 'VM quit/powerdown failed - got timeout',
+      }),
+    ],
     want: { confidence: 'medium', cause: 0, actor: 'alice@pve', expectedType: true, deltaSeconds: 11 },
   },
   {
     name: 'a reboot, stop half: qmreboot (still running) explains running → stopped',
     transition: vmTransition('running', 'stopped', '02:08:15'),
-    events: [
-      task({ type: 'qmreboot', start: '02:08:00', end: null }),
-    ],
+    events: [task({ type: 'qmreboot', start: '02:08:00', end: null })],
     want: { confidence: 'high', cause: 0, actor: 'alice@pve', deltaSeconds: 0 },
   },
   {
@@ -70,7 +89,17 @@ const CASES: Case[] = [
       task({ type: 'qmreboot', start: '02:08:00', end: '02:08:20' }),
       task({ type: 'qmstart', start: '02:08:21', end: '02:08:22', user: 'root@pam' }),
     ],
-    want: { confidence: 'high', cause: 1, request: 0, actor: 'alice@pve', actorKind: 'human', requestedBy: 'alice@pve', executor: 'root@pam', executorKind: 'system', deltaSeconds: 9 },
+    want: {
+      confidence: 'high',
+      cause: 1,
+      request: 0,
+      actor: 'alice@pve',
+      actorKind: 'human',
+      requestedBy: 'alice@pve',
+      executor: 'root@pam',
+      executorKind: 'system',
+      deltaSeconds: 9,
+    },
   },
   {
     name: 'live migration, source side: qmigrate running explains running → migrating',
@@ -89,7 +118,16 @@ const CASES: Case[] = [
       task({ type: 'qmstart', start: '02:07:55', end: '02:07:56', node: 'pve2', user: 'root@pam' }),
       task({ type: 'qmresume', start: '02:08:27', end: '02:08:28', node: 'pve2', user: 'root@pam' }),
     ],
-    want: { confidence: 'high', cause: 2, request: 0, actor: 'alice@pve', requestedBy: 'alice@pve', executor: 'root@pam', executorKind: 'system', deltaSeconds: 3 },
+    want: {
+      confidence: 'high',
+      cause: 2,
+      request: 0,
+      actor: 'alice@pve',
+      requestedBy: 'alice@pve',
+      executor: 'root@pam',
+      executorKind: 'system',
+      deltaSeconds: 3,
+    },
   },
   {
     name: 'HA start: hastart by bob, qmstart by root@pam 14 s later',
@@ -98,7 +136,17 @@ const CASES: Case[] = [
       task({ type: 'hastart', start: '02:08:00', end: '02:08:00', user: 'bob@pve', node: 'pve2' }),
       task({ type: 'qmstart', start: '02:08:14', end: '02:08:16', user: 'root@pam' }),
     ],
-    want: { confidence: 'high', cause: 1, request: 0, actor: 'bob@pve', actorKind: 'human', requestedBy: 'bob@pve', executor: 'root@pam', executorKind: 'ha_manager', deltaSeconds: 15 },
+    want: {
+      confidence: 'high',
+      cause: 1,
+      request: 0,
+      actor: 'bob@pve',
+      actorKind: 'human',
+      requestedBy: 'bob@pve',
+      executor: 'root@pam',
+      executorKind: 'ha_manager',
+      deltaSeconds: 15,
+    },
   },
   {
     name: 'HA stop by an API token: the token is credited',
@@ -107,7 +155,16 @@ const CASES: Case[] = [
       task({ type: 'hastop', start: '02:08:00', end: '02:08:01', user: 'ops@pve!deploy' }),
       task({ type: 'qmshutdown', start: '02:08:12', end: '02:08:28', user: 'root@pam' }),
     ],
-    want: { confidence: 'high', cause: 1, request: 0, actor: 'ops@pve!deploy', actorKind: 'api_token', requestedBy: 'ops@pve!deploy', executor: 'root@pam', executorKind: 'ha_manager' },
+    want: {
+      confidence: 'high',
+      cause: 1,
+      request: 0,
+      actor: 'ops@pve!deploy',
+      actorKind: 'api_token',
+      requestedBy: 'ops@pve!deploy',
+      executor: 'root@pam',
+      executorKind: 'ha_manager',
+    },
   },
   {
     name: 'HA request too long before the executing task: not credited',
@@ -116,10 +173,18 @@ const CASES: Case[] = [
       task({ type: 'hastart', start: '02:05:00', end: '02:05:00', user: 'bob@pve' }),
       task({ type: 'qmstart', start: '02:08:20', end: '02:08:21', user: 'root@pam' }),
     ],
-    want: { confidence: 'high', cause: 1, actor: 'root@pam', actorKind: 'human', requestedBy: null, executor: null, executorKind: null },
+    want: {
+      confidence: 'high',
+      cause: 1,
+      actor: 'root@pam',
+      actorKind: 'human',
+      requestedBy: null,
+      executor: null,
+      executorKind: null,
+    },
   },
   {
-    name: 'a start by a named user after an HA request is that user\'s, not the requester\'s',
+    name: "a start by a named user after an HA request is that user's, not the requester's",
     transition: vmTransition('stopped', 'running'),
     events: [
       task({ type: 'hastart', start: '02:08:00', end: '02:08:00', user: 'bob@pve' }),
@@ -128,7 +193,7 @@ const CASES: Case[] = [
     want: { confidence: 'high', cause: 1, actor: 'carol@pve', requestedBy: null },
   },
   {
-    name: 'a node crash: guests stop with no task → none (other guests\' tasks never match)',
+    name: "a node crash: guests stop with no task → none (other guests' tasks never match)",
     transition: vmTransition('running', 'stopped'),
     events: [
       task({ type: 'qmstart', start: '02:08:20', end: '02:08:21', vmid: '102' }),
@@ -176,13 +241,29 @@ const CASES: Case[] = [
   {
     name: 'a failed start near a running → stopped is medium at most',
     transition: vmTransition('running', 'stopped'),
-    events: [task({ type: 'qmstart', start: '02:08:20', end: '02:08:21', user: 'bob@pve', status: 'start failed: QEMU exited with code 1' })],
+    events: [
+      task({
+        type: 'qmstart',
+        start: '02:08:20',
+        end: '02:08:21',
+        user: 'bob@pve',
+        status: 'start failed: QEMU exited with code 1',
+      }),
+    ],
     want: { confidence: 'medium', cause: 0, actor: 'bob@pve', expectedType: false },
   },
   {
     name: 'a failed start of the expected type is medium, not high',
     transition: vmTransition('stopped', 'running'),
-    events: [task({ type: 'qmstart', start: '02:08:20', end: '02:08:21', user: 'bob@pve', status: 'start failed: QEMU exited with code 1' })],
+    events: [
+      task({
+        type: 'qmstart',
+        start: '02:08:20',
+        end: '02:08:21',
+        user: 'bob@pve',
+        status: 'start failed: QEMU exited with code 1',
+      }),
+    ],
     want: { confidence: 'medium', cause: 0, expectedType: true },
   },
   {
@@ -259,7 +340,12 @@ const CASES: Case[] = [
     name: 'medium: a failed expected task beats a nearer unexpected one',
     transition: vmTransition('running', 'stopped'),
     events: [
-      task({ type: 'qmshutdown', start: '02:06:00', end: '02:07:00', status: 'VM quit/powerdown failed - got timeout' }),
+      task({
+        type: 'qmshutdown',
+        start: '02:06:00',
+        end: '02:07:00',
+        status: 'VM quit/powerdown failed - got timeout',
+      }),
       task({ type: 'qmconfig', start: '02:08:30', end: '02:08:30', user: 'bob@pve' }),
     ],
     want: { confidence: 'medium', cause: 0, expectedType: true },
@@ -284,32 +370,64 @@ const CASES: Case[] = [
   },
   {
     name: 'vCenter: VmPoweredOffEvent by a user',
-    transition: { resourceId: 'vcenter:vc1/vm/vm-101', kind: 'vm', from: 'running', to: 'stopped', observedAt: at('02:08:31') },
+    transition: {
+      resourceId: 'vcenter:vc1/vm/vm-101',
+      kind: 'vm',
+      from: 'running',
+      to: 'stopped',
+      observedAt: at('02:08:31'),
+    },
     events: [vcEvent('VmPoweredOffEvent', '02:08:25', 9001, 'VSPHERE.LOCAL\\alice')],
     want: { confidence: 'high', cause: 0, actor: 'VSPHERE.LOCAL\\alice', actorKind: 'human', deltaSeconds: 6 },
   },
   {
-    name: 'vCenter: a guest-initiated power-off is the system\'s',
-    transition: { resourceId: 'vcenter:vc1/vm/vm-101', kind: 'vm', from: 'running', to: 'stopped', observedAt: at('02:08:31') },
+    name: "vCenter: a guest-initiated power-off is the system's",
+    transition: {
+      resourceId: 'vcenter:vc1/vm/vm-101',
+      kind: 'vm',
+      from: 'running',
+      to: 'stopped',
+      observedAt: at('02:08:31'),
+    },
     events: [vcEvent('VmPoweredOffEvent', '02:08:25', 9001, '')],
     want: { confidence: 'high', cause: 0, actor: null, actorKind: 'system' },
   },
   {
     name: 'vCenter: the host lost its connection — an event on the host, not on the VM: none by default',
-    transition: { resourceId: 'vcenter:vc1/vm/vm-101', kind: 'vm', from: 'running', to: 'unreachable', observedAt: at('02:08:31'), hostId: 'vcenter:vc1/host/host-21' },
+    transition: {
+      resourceId: 'vcenter:vc1/vm/vm-101',
+      kind: 'vm',
+      from: 'running',
+      to: 'unreachable',
+      observedAt: at('02:08:31'),
+      hostId: 'vcenter:vc1/host/host-21',
+    },
     events: [vcEvent('HostConnectionLostEvent', '02:08:20', 9003, '')],
     want: { confidence: 'none' },
   },
   {
     name: 'vCenter: the host lost its connection — low with emitLow',
-    transition: { resourceId: 'vcenter:vc1/vm/vm-101', kind: 'vm', from: 'running', to: 'unreachable', observedAt: at('02:08:31'), hostId: 'vcenter:vc1/host/host-21' },
+    transition: {
+      resourceId: 'vcenter:vc1/vm/vm-101',
+      kind: 'vm',
+      from: 'running',
+      to: 'unreachable',
+      observedAt: at('02:08:31'),
+      hostId: 'vcenter:vc1/host/host-21',
+    },
     events: [vcEvent('HostConnectionLostEvent', '02:08:20', 9003, '')],
     options: { emitLow: true },
     want: { confidence: 'low', cause: 0, actorKind: 'system', expectedType: true },
   },
   {
     name: 'vCenter: restarted by HA',
-    transition: { resourceId: 'vcenter:vc1/vm/vm-101', kind: 'vm', from: 'stopped', to: 'running', observedAt: at('02:08:31') },
+    transition: {
+      resourceId: 'vcenter:vc1/vm/vm-101',
+      kind: 'vm',
+      from: 'stopped',
+      to: 'running',
+      observedAt: at('02:08:31'),
+    },
     events: [vcEvent('VmRestartedByHAEvent', '02:08:20', 9002, '')],
     want: { confidence: 'high', cause: 0, actor: null, actorKind: 'ha_manager' },
   },
@@ -382,7 +500,13 @@ describe('attribute: inputs it cannot use', () => {
   });
 
   it('a kind without rows expects nothing: events are at most medium', () => {
-    const t: Transition = { resourceId: VM_STORAGE, kind: 'storage', from: 'available', to: 'unavailable', observedAt: at('02:08:31') };
+    const t: Transition = {
+      resourceId: VM_STORAGE,
+      kind: 'storage',
+      from: 'available',
+      to: 'unavailable',
+      observedAt: at('02:08:31'),
+    };
     const ev = { ...task({ type: 'qmstop', start: '02:08:29', end: '02:08:30' }), resourceId: VM_STORAGE };
     expect(attribute(t, [ev], TRANSITION_TABLE).confidence).toBe('medium');
   });

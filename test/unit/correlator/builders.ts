@@ -29,13 +29,20 @@ let nextPid = 0x2000;
 
 /** A Proxmox task as ingest produces it: built as a UPID + list entry and run through the real transform. */
 export function task(spec: TaskSpec): EventRecord {
-  const { type, start, end = start, vmid = '101', user = 'alice@pve', node = 'pve1', status = 'OK', cluster = 'lab' } = spec;
+  const {
+    type,
+    start,
+    end = start,
+    vmid = '101',
+    user = 'alice@pve',
+    node = 'pve1',
+    status = 'OK',
+    cluster = 'lab',
+  } = spec;
   const startSec = DateTime.fromISO(at(start)).toSeconds();
   const upid = `UPID:${node}:${hex8(nextPid++)}:0123ABCD:${hex8(startSec)}:${type}:${vmid}:${user}:`;
   const entry =
-    end === null
-      ? { upid, status: 'RUNNING' }
-      : { upid, status, endtime: DateTime.fromISO(at(end)).toSeconds() };
+    end === null ? { upid, status: 'RUNNING' } : { upid, status, endtime: DateTime.fromISO(at(end)).toSeconds() };
   const r = transformProxmoxTask(entry, { cluster, guestKindOf: () => 'qemu' });
   if (!r.ok) throw new Error(`test task does not transform: ${r.reason}`);
   return r.event;
@@ -60,6 +67,11 @@ export function vcEvent(typeName: string, hms: string, key: number, userName = '
 }
 
 /** A VM transition observed at `HH:mm:ss` (default 02:08:31). */
-export function vmTransition(from: string, to: string, observed = '02:08:31', extra: Partial<Transition> = {}): Transition {
+export function vmTransition(
+  from: string,
+  to: string,
+  observed = '02:08:31',
+  extra: Partial<Transition> = {},
+): Transition {
   return { resourceId: VM, kind: 'vm', from, to, observedAt: at(observed), observer: 'poll', ...extra };
 }

@@ -13,7 +13,7 @@ function story(t: Transition, events: EventRecord[], zone?: string, options = {}
 const stop = task({ type: 'qmstop', start: '02:08:29', end: '02:08:30' });
 
 describe('narrate: high', () => {
-  it('UTC by default, in the issue\'s words', () => {
+  it("UTC by default, in the issue's words", () => {
     expect(story(vmTransition('running', 'stopped'), [stop])).toEqual({
       ok: true,
       zone: 'UTC',
@@ -36,7 +36,7 @@ describe('narrate: high', () => {
     });
   });
 
-  it('a zone across midnight shows the event\'s date when it differs', () => {
+  it("a zone across midnight shows the event's date when it differs", () => {
     const t = vmTransition('running', 'stopped', '00:00:05');
     const late = task({ type: 'qmstop', start: '00:00:01', end: '00:00:02' });
     const r = story(t, [late], 'America/New_York');
@@ -47,7 +47,9 @@ describe('narrate: high', () => {
   it('a still-running task says so', () => {
     const running = task({ type: 'qmshutdown', start: '02:08:01', end: null });
     const r = story(vmTransition('running', 'stopped'), [running]);
-    expect(r.ok && r.text).toContain('started 02:08:01 UTC, still running. Confidence high: expected task type, still running at the observation.');
+    expect(r.ok && r.text).toContain(
+      'started 02:08:01 UTC, still running. Confidence high: expected task type, still running at the observation.',
+    );
   });
 
   it('HA: the requester is credited and the HA manager named as executor', () => {
@@ -63,7 +65,13 @@ describe('narrate: high', () => {
 
 describe('narrate: medium and low never claim a cause', () => {
   it('medium names the related task and says the cause is not established', () => {
-    const failed = task({ type: 'qmstart', start: '02:08:20', end: '02:08:21', user: 'bob@pve', status: 'start failed: QEMU exited with code 1' });
+    const failed = task({
+      type: 'qmstart',
+      start: '02:08:20',
+      end: '02:08:21',
+      user: 'bob@pve',
+      status: 'start failed: QEMU exited with code 1',
+    });
     const r = story(vmTransition('running', 'stopped'), [failed]);
     expect(r.ok && r.text).toBe(
       `vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. ` +
@@ -74,16 +82,25 @@ describe('narrate: medium and low never claim a cause', () => {
   });
 
   it('medium for a failed task of the expected type', () => {
-    const timeout = task({ type: 'qmshutdown', start: '02:07:20', end: '02:08:20', status: 'VM quit/powerdown failed - got timeout' });
+    const timeout = task({
+      type: 'qmshutdown',
+      start: '02:07:20',
+      end: '02:08:20',
+      status: 'VM quit/powerdown failed - got timeout',
+    });
     const r = story(vmTransition('running', 'stopped'), [timeout]);
-    expect(r.ok && r.text).toContain('Confidence medium: task of the expected type that did not succeed, 11 s before the observation');
+    expect(r.ok && r.text).toContain(
+      'Confidence medium: task of the expected type that did not succeed, 11 s before the observation',
+    );
   });
 
   it('low names provider-level activity and its node', () => {
     const startall = task({ type: 'startall', start: '02:08:05', end: null, vmid: '', user: 'root@pam' });
     const t = vmTransition('stopped', 'running', '02:08:31', { hostId: 'proxmox:lab/node/pve1' });
     const r = story(t, [startall], undefined, { emitLow: true });
-    expect(r.ok && r.text).toContain(`Provider-level activity nearby: task startall (${startall.id}) by root@pam on pve1, started 02:08:05 UTC, still running. Confidence low`);
+    expect(r.ok && r.text).toContain(
+      `Provider-level activity nearby: task startall (${startall.id}) by root@pam on pve1, started 02:08:05 UTC, still running. Confidence low`,
+    );
     expect(r.ok && r.text).toContain('the cause is not established');
   });
 });
@@ -103,13 +120,19 @@ describe('narrate: none says unknown and invents nothing', () => {
     const t1 = vmTransition('running', 'stopped');
     const a1 = attribute(t1, [stop], TRANSITION_TABLE);
     const t2 = vmTransition('running', 'stopped', '02:08:50');
-    const a2 = attribute(t2, [stop], TRANSITION_TABLE, { consumed: a1.events.map((e) => ({ eventId: e.id, from: 'running', to: 'stopped' })) });
+    const a2 = attribute(t2, [stop], TRANSITION_TABLE, {
+      consumed: a1.events.map((e) => ({ eventId: e.id, from: 'running', to: 'stopped' })),
+    });
     const r = narrate(web01, t2, a2);
     expect(r.ok && r.text).toContain('already explain earlier transitions; the cause is unknown.');
   });
 
   it('a resource without a name is named by its id', () => {
-    const r = narrate({ id: VM, kind: 'vm' }, vmTransition('running', 'stopped'), attribute(vmTransition('running', 'stopped'), [], TRANSITION_TABLE));
+    const r = narrate(
+      { id: VM, kind: 'vm' },
+      vmTransition('running', 'stopped'),
+      attribute(vmTransition('running', 'stopped'), [], TRANSITION_TABLE),
+    );
     expect(r.ok && r.text.startsWith('vm proxmox:lab/qemu/101 went running → stopped')).toBe(true);
   });
 });

@@ -12,17 +12,30 @@ describe('the transition table is valid data', () => {
 
   it('request types are never causes: their executing task is', () => {
     const causes = TRANSITION_TABLE.flatMap((r) => r.events);
-    for (const t of ['ha_start_request', 'ha_stop_request', 'ha_migrate_request'] as const) expect(causes).not.toContain(t);
+    for (const t of ['ha_start_request', 'ha_stop_request', 'ha_migrate_request'] as const)
+      expect(causes).not.toContain(t);
   });
 });
 
 describe('expectedEventTypes', () => {
   it.each([
-    ['vm', 'running', 'stopped', ['vm_stop', 'vm_shutdown', 'vm_delete', 'vm_reboot', 'vm_guest_shutdown_request'], ['vm_start']],
+    [
+      'vm',
+      'running',
+      'stopped',
+      ['vm_stop', 'vm_shutdown', 'vm_delete', 'vm_reboot', 'vm_guest_shutdown_request'],
+      ['vm_start'],
+    ],
     ['vm', 'stopped', 'running', ['vm_start', 'vm_restarted_by_ha'], ['vm_stop', 'vm_reboot']],
     ['vm', 'running', 'paused', ['vm_pause', 'vm_suspend'], ['vm_stop']],
     ['vm', 'running', 'suspended', ['vm_suspend', 'vm_guest_standby_request'], ['vm_pause']],
-    ['vm', 'running', 'unreachable', ['vm_migrate', 'host_disconnect', 'host_connection_lost', 'vm_disconnect'], ['vm_stop']],
+    [
+      'vm',
+      'running',
+      'unreachable',
+      ['vm_migrate', 'host_disconnect', 'host_connection_lost', 'vm_disconnect'],
+      ['vm_stop'],
+    ],
     ['vm', 'running', 'migrating', ['vm_migrate'], ['vm_start']],
     ['vm', 'migrating', 'running', ['vm_migrate', 'vm_start', 'vm_resume'], []],
     // The ANY_STATE row: a hard stop from paused, but not a shutdown (a paused guest cannot act on ACPI).

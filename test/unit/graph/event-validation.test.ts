@@ -35,15 +35,32 @@ describe('the Event node shape', () => {
     const props = eventProperties(good);
     expect(props).not.toHaveProperty('startedAt');
     expect(props).not.toHaveProperty('resourceId');
-    const stored = eventFromProperties({ ...props, id: good.id, resourceId: good.resourceId, resourceKind: good.resourceKind, startedAt: good.startedAt, endedAt: good.endedAt });
+    const stored = eventFromProperties({
+      ...props,
+      id: good.id,
+      resourceId: good.resourceId,
+      resourceKind: good.resourceKind,
+      startedAt: good.startedAt,
+      endedAt: good.endedAt,
+    });
     expect(stored).toEqual({ ...good, ingestedAt: null, updatedAt: null });
   });
 });
 
 describe('transitionId: the natural key of an observation', () => {
   it('is resource, change and observation time in epoch ms, whatever the offset written', () => {
-    const a = transitionId({ resourceId: 'proxmox:lab/qemu/101', from: 'running', to: 'stopped', observedAt: '2026-05-14T02:08:31Z' });
-    const b = transitionId({ resourceId: 'proxmox:lab/qemu/101', from: 'running', to: 'stopped', observedAt: '2026-05-14T04:08:31+02:00' });
+    const a = transitionId({
+      resourceId: 'proxmox:lab/qemu/101',
+      from: 'running',
+      to: 'stopped',
+      observedAt: '2026-05-14T02:08:31Z',
+    });
+    const b = transitionId({
+      resourceId: 'proxmox:lab/qemu/101',
+      from: 'running',
+      to: 'stopped',
+      observedAt: '2026-05-14T04:08:31+02:00',
+    });
     expect(a).toBe('proxmox:lab/qemu/101#running>stopped@1778724511000');
     expect(b).toBe(a);
   });

@@ -18,10 +18,24 @@ const NESTED_UUID = '4c4c4544-0031-4d10-8033-b4c04f4e3132';
 describe('matchIdentities', () => {
   it('links a vCenter host to the Proxmox VM it runs in, host → vm, high confidence, with every rule in the evidence', () => {
     const { matches } = matchIdentities([
-      fact('proxmox:lab/qemu/130', { name: 'esxi-nested01', macs: ['bc:24:11:e5:a1:30', 'bc:24:11:e5:a1:31'], smbiosUuid: NESTED_UUID, serial: 'PVE-ESXI-01' }),
-      fact('vcenter:vc/host/host-12', { name: 'esxi-nested01.lab.local', macs: ['BC:24:11:E5:A1:30'], smbiosUuid: NESTED_UUID.toUpperCase(), serial: 'PVE-ESXI-01' }),
+      fact('proxmox:lab/qemu/130', {
+        name: 'esxi-nested01',
+        macs: ['bc:24:11:e5:a1:30', 'bc:24:11:e5:a1:31'],
+        smbiosUuid: NESTED_UUID,
+        serial: 'PVE-ESXI-01',
+      }),
+      fact('vcenter:vc/host/host-12', {
+        name: 'esxi-nested01.lab.local',
+        macs: ['BC:24:11:E5:A1:30'],
+        smbiosUuid: NESTED_UUID.toUpperCase(),
+        serial: 'PVE-ESXI-01',
+      }),
       fact('proxmox:lab/qemu/101', { name: 'web01', macs: ['bc:24:11:2c:69:ec'] }),
-      fact('vcenter:vc/host/host-11', { name: 'esxi-01', macs: ['e4:43:4b:a1:10:00'], smbiosUuid: '4c4c4544-0042-3510-8052-b7c04f333432' }),
+      fact('vcenter:vc/host/host-11', {
+        name: 'esxi-01',
+        macs: ['e4:43:4b:a1:10:00'],
+        smbiosUuid: '4c4c4544-0042-3510-8052-b7c04f333432',
+      }),
     ]);
     expect(matches).toEqual([
       {
@@ -60,14 +74,28 @@ describe('matchIdentities', () => {
   it('a value two resources of one provider share is ambiguous and matches nothing; placeholder serials and UUIDs are ignored', () => {
     const { matches, ambiguous } = matchIdentities(
       [
-        fact('proxmox:lab/qemu/1', { macs: ['bc:24:11:00:00:01'], serial: 'To be filled by O.E.M.', smbiosUuid: '00000000-0000-0000-0000-000000000000' }),
+        fact('proxmox:lab/qemu/1', {
+          macs: ['bc:24:11:00:00:01'],
+          serial: 'To be filled by O.E.M.',
+          smbiosUuid: '00000000-0000-0000-0000-000000000000',
+        }),
         fact('proxmox:lab/qemu/2', { macs: ['bc:24:11:00:00:01'] }),
-        fact('vcenter:vc/host/host-1', { macs: ['bc:24:11:00:00:01'], serial: 'To be filled by O.E.M.', smbiosUuid: '00000000-0000-0000-0000-000000000000' }),
+        fact('vcenter:vc/host/host-1', {
+          macs: ['bc:24:11:00:00:01'],
+          serial: 'To be filled by O.E.M.',
+          smbiosUuid: '00000000-0000-0000-0000-000000000000',
+        }),
       ],
       ['smbios_uuid', 'mac_address', 'serial'],
     );
     expect(matches).toEqual([]);
-    expect(ambiguous).toEqual([{ rule: 'mac_address', value: 'bc:24:11:00:00:01', ids: ['proxmox:lab/qemu/1', 'proxmox:lab/qemu/2', 'vcenter:vc/host/host-1'] }]);
+    expect(ambiguous).toEqual([
+      {
+        rule: 'mac_address',
+        value: 'bc:24:11:00:00:01',
+        ids: ['proxmox:lab/qemu/1', 'proxmox:lab/qemu/2', 'vcenter:vc/host/host-1'],
+      },
+    ]);
   });
 
   it('never links two resources of the same provider, nor non-machines', () => {
@@ -85,7 +113,10 @@ describe('matchIdentities', () => {
       fact('proxmox:lab/qemu/130', { smbiosUuid: NESTED_UUID }),
       fact('proxmox:lab/qemu/131', { macs: ['bc:24:11:00:00:0a'] }),
     ]);
-    expect(matches.map((m) => `${m.toId}:${m.confidence}`)).toEqual(['proxmox:lab/qemu/130:medium', 'proxmox:lab/qemu/131:medium']);
+    expect(matches.map((m) => `${m.toId}:${m.confidence}`)).toEqual([
+      'proxmox:lab/qemu/130:medium',
+      'proxmox:lab/qemu/131:medium',
+    ]);
     expect(matches[0]!.evidence).toMatch(/conflict/);
   });
 });

@@ -10,10 +10,27 @@ import { createProxmoxClient, ProxmoxApiError } from '../../../src/ingest/proxmo
 /** A self-signed certificate for 127.0.0.1, made with openssl (the test is skipped without it). */
 function makeCert(dir: string): { key: string; cert: string } | null {
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=pve-standin',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=pve-standin',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: join(dir, 'key.pem'), cert: join(dir, 'cert.pem') };
   } catch {
     return null;
@@ -44,7 +61,9 @@ describe.skipIf(!pems)('ProxmoxClient TLS', () => {
   const token = 'aitia@pve!inventory=secret';
 
   it('verifies the certificate by default and says how to fix a failure', async () => {
-    const err = await createProxmoxClient({ baseUrl: url, token, retries: 0 }).get('/version').catch((e: unknown) => e);
+    const err = await createProxmoxClient({ baseUrl: url, token, retries: 0 })
+      .get('/version')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProxmoxApiError);
     expect(err).toMatchObject({ kind: 'tls', attempts: 1 });
     expect((err as Error).message).toMatch(/AITIA_PROXMOX_CA_FILE .* AITIA_PROXMOX_INSECURE=true/);

@@ -11,7 +11,13 @@ afterAll(async () => {
 });
 
 const client = (over: { token?: string; retries?: number } = {}) =>
-  createProxmoxClient({ baseUrl: standin.url + '/', token: over.token ?? standin.token, timeoutMs: 300, retries: over.retries ?? 2, backoffMs: 5 });
+  createProxmoxClient({
+    baseUrl: standin.url + '/',
+    token: over.token ?? standin.token,
+    timeoutMs: 300,
+    retries: over.retries ?? 2,
+    backoffMs: 5,
+  });
 
 async function failure(p: Promise<unknown>): Promise<ProxmoxApiError> {
   try {
@@ -42,9 +48,17 @@ describe('ProxmoxClient', () => {
   });
 
   it('HTTP 500 keeps the provider message', async () => {
-    standin.route('GET', '/nodes/pve1/qemu/120/status/current', errorResponse(500, "Configuration file 'nodes/pve1/qemu-server/120.conf' does not exist"));
+    standin.route(
+      'GET',
+      '/nodes/pve1/qemu/120/status/current',
+      errorResponse(500, "Configuration file 'nodes/pve1/qemu-server/120.conf' does not exist"),
+    );
     const err = await failure(client().get('/nodes/pve1/qemu/120/status/current'));
-    expect(err).toMatchObject({ kind: 'http', status: 500, providerMessage: "Configuration file 'nodes/pve1/qemu-server/120.conf' does not exist" });
+    expect(err).toMatchObject({
+      kind: 'http',
+      status: 500,
+      providerMessage: "Configuration file 'nodes/pve1/qemu-server/120.conf' does not exist",
+    });
     expect(err.message).toContain("HTTP 500: Configuration file 'nodes/pve1/qemu-server/120.conf' does not exist");
   });
 
@@ -91,7 +105,9 @@ describe('ProxmoxClient', () => {
   });
 
   it('refuses an unreadable CA file at creation, naming the variable', () => {
-    expect(() => createProxmoxClient({ baseUrl: 'https://pve1.lan:8006', token: 'a@pve!b=c', caFile: '/nonexistent/ca.pem' })).toThrow(/AITIA_PROXMOX_CA_FILE \/nonexistent\/ca.pem/);
+    expect(() =>
+      createProxmoxClient({ baseUrl: 'https://pve1.lan:8006', token: 'a@pve!b=c', caFile: '/nonexistent/ca.pem' }),
+    ).toThrow(/AITIA_PROXMOX_CA_FILE \/nonexistent\/ca.pem/);
   });
 
   it('a refused connection is a network error', async () => {

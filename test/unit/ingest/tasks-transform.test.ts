@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyTaskStatus, transformProxmoxTask } from '../../../src/ingest/proxmox/tasks-transform.js';
-import { fixtureFiles, readFixture } from '../shared-fixtures.js';
+import { fixtureFiles, readFixture } from '../../support/fixtures.js';
 
 const opts = { cluster: 'lab' };
 
@@ -56,7 +56,12 @@ describe('transformProxmoxTask: status classes', () => {
     [{ status: 'OK' }, 'ok', 'OK', '2025-06-12T09:11:22Z'],
     [{ status: 'WARNINGS: 3' }, 'warning', 'WARNINGS: 3', '2025-06-12T09:11:22Z'],
     [{ status: 'unexpected status' }, 'unknown', 'unexpected status', '2025-06-12T09:11:22Z'],
-    [{ status: 'VM quit/powerdown failed - got timeout' }, 'error', 'VM quit/powerdown failed - got timeout', '2025-06-12T09:11:22Z'],
+    [
+      { status: 'VM quit/powerdown failed - got timeout' },
+      'error',
+      'VM quit/powerdown failed - got timeout',
+      '2025-06-12T09:11:22Z',
+    ],
     [{ status: 'VM 103 already running' }, 'error', 'VM 103 already running', '2025-06-12T09:11:22Z'],
     [{ status: 'RUNNING', endtime: undefined }, 'running', null, null],
     [{ status: undefined, endtime: undefined }, 'running', null, null],
@@ -64,7 +69,8 @@ describe('transformProxmoxTask: status classes', () => {
   ])('%j → %s', (patch, statusClass, statusText, endedAt) => {
     const r = transformProxmoxTask({ ...finished, ...patch }, opts);
     expect(r.ok).toBe(true);
-    if (r.ok) expect([r.event.statusClass, r.event.statusText, r.event.endedAt]).toEqual([statusClass, statusText, endedAt]);
+    if (r.ok)
+      expect([r.event.statusClass, r.event.statusText, r.event.endedAt]).toEqual([statusClass, statusText, endedAt]);
   });
 
   it.each([
@@ -90,8 +96,11 @@ describe('transformProxmoxTask: API tokens in both spellings', () => {
     ]);
   });
 
-  it('a plain user is human, root@pam included (HA crediting is the correlator\'s job)', () => {
-    const r = transformProxmoxTask({ upid: 'UPID:pve1:0000EA7F:000A9C68:695FF63E:qmstop:200:root@pam:', status: 'OK', endtime: 1767896640 }, opts);
+  it("a plain user is human, root@pam included (HA crediting is the correlator's job)", () => {
+    const r = transformProxmoxTask(
+      { upid: 'UPID:pve1:0000EA7F:000A9C68:695FF63E:qmstop:200:root@pam:', status: 'OK', endtime: 1767896640 },
+      opts,
+    );
     expect(r.ok && [r.event.actor, r.event.actorKind, r.event.tokenId]).toEqual(['root@pam', 'human', null]);
   });
 });
@@ -112,7 +121,10 @@ describe('transformProxmoxTask: resources', () => {
     ['vncproxy', '101', lookup, 'proxmox:lab/qemu/101', 'vm'],
     ['qmstop', '101', () => 'lxc' as const, 'proxmox:lab/qemu/101', 'vm'],
   ])('%s id=%s → %s', (type, id, guestKindOf, resourceId, resourceKind) => {
-    const r = transformProxmoxTask({ upid: upid(type, id), status: 'OK', endtime: 1710268900 }, { cluster: 'lab', guestKindOf });
+    const r = transformProxmoxTask(
+      { upid: upid(type, id), status: 'OK', endtime: 1710268900 },
+      { cluster: 'lab', guestKindOf },
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect([r.event.resourceId, r.event.resourceKind]).toEqual([resourceId, resourceKind]);
@@ -160,15 +172,27 @@ describe('transformProxmoxTask: task status bodies (fixtures)', () => {
 
   it.each([
     ['task-status-running.json', 'running', null, 'alice@pve', 'human', 'vm_shutdown'],
-    ['task-status-stopped-error.json', 'error', 'VM quit/powerdown failed - got timeout', 'root@pam!automation', 'api_token', 'vm_shutdown'],
+    [
+      'task-status-stopped-error.json',
+      'error',
+      'VM quit/powerdown failed - got timeout',
+      'root@pam!automation',
+      'api_token',
+      'vm_shutdown',
+    ],
     ['task-status-stopped-ok-token.json', 'ok', 'OK', 'root@pam!automation', 'api_token', 'vm_stop'],
     ['task-status-unexpected.json', 'unknown', 'unexpected status', 'root@pam', 'human', 'vm_backup'],
   ])('%s', (file, statusClass, statusText, actor, actorKind, type) => {
     const r = transformProxmoxTask(readFixture(`proxmox/${file}`), { cluster: 'lab', guestKindOf: () => 'lxc' });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect({ statusClass: r.event.statusClass, statusText: r.event.statusText, actor: r.event.actor, actorKind: r.event.actorKind, type: r.event.type })
-      .toEqual({ statusClass, statusText, actor, actorKind, type });
+    expect({
+      statusClass: r.event.statusClass,
+      statusText: r.event.statusText,
+      actor: r.event.actor,
+      actorKind: r.event.actorKind,
+      type: r.event.type,
+    }).toEqual({ statusClass, statusText, actor, actorKind, type });
     // Status bodies carry no endtime: the end is null rather than invented.
     expect(r.event.endedAt).toBeNull();
   });

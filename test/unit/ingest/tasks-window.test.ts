@@ -30,11 +30,25 @@ describe('advanceTaskCursor', () => {
 describe('guestKindsFromListing', () => {
   const e = (type: string, id: string) => ({ upid: `UPID:pve1:00001234:00A1B2C3:6A05A0C0:${type}:${id}:root@pam:` });
   it('learns VM or container from qm*/vz* tasks; HA, backup and node tasks say nothing', () => {
-    const kinds = guestKindsFromListing([e('qmstart', '110'), e('hastop', '110'), e('vzstart', '200'), e('vzdump', '300'), e('srvreload', 'pveproxy'), e('startall', ''), { upid: 42 }, null]);
-    expect([...kinds].sort()).toEqual([['110', 'qemu'], ['200', 'lxc']]);
+    const kinds = guestKindsFromListing([
+      e('qmstart', '110'),
+      e('hastop', '110'),
+      e('vzstart', '200'),
+      e('vzdump', '300'),
+      e('srvreload', 'pveproxy'),
+      e('startall', ''),
+      { upid: 42 },
+      null,
+    ]);
+    expect([...kinds].sort()).toEqual([
+      ['110', 'qemu'],
+      ['200', 'lxc'],
+    ]);
   });
 
   it('conflicting evidence for one VMID (an id reused by the other family) resolves to nothing', () => {
-    expect(guestKindsFromListing([e('qmdestroy', '120'), e('vzcreate', '120'), e('qmstop', '121'), e('qmstart', '121')])).toEqual(new Map([['121', 'qemu']]));
+    expect(
+      guestKindsFromListing([e('qmdestroy', '120'), e('vzcreate', '120'), e('qmstop', '121'), e('qmstart', '121')]),
+    ).toEqual(new Map([['121', 'qemu']]));
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VCENTER_EVENT_TYPES, vcenterEventTypeInfo } from '../../../src/ingest/vcenter/event-types.js';
 import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
 import { parseMoRef } from '../../../src/ingest/vcenter/payload.js';
-import { fixtureFiles, readFixture } from '../shared-fixtures.js';
+import { fixtureFiles, readFixture } from '../../support/fixtures.js';
 
 const server = 'vc1';
 const ref = (type: string, value: string) => ({ _typeName: 'ManagedObjectReference', type, value });
@@ -64,7 +64,10 @@ describe('vCenter event class → event type', () => {
 describe('parseMoRef: three encodings', () => {
   it.each([
     [ref('VirtualMachine', 'vm-101'), { type: 'VirtualMachine', value: 'vm-101' }],
-    [{ Type: 'HostSystem', Value: 'host-21' }, { type: 'HostSystem', value: 'host-21' }],
+    [
+      { Type: 'HostSystem', Value: 'host-21' },
+      { type: 'HostSystem', value: 'host-21' },
+    ],
     ['vim.VirtualMachine:vm-101', { type: 'VirtualMachine', value: 'vm-101' }],
     ['None', null],
     [null, null],
@@ -138,7 +141,10 @@ describe('transformVcenterEvent: VMOMI JSON', () => {
   });
 
   it.each(['EventEx', 'ExtendedEvent'])('VmRestartedByHAEvent as %s: the HA manager acted', (cls) => {
-    const r = transformVcenterEvent(vmomi(cls, { eventTypeId: 'com.vmware.vc.ha.VmRestartedByHAEvent', userName: '', severity: 'warning' }), { server });
+    const r = transformVcenterEvent(
+      vmomi(cls, { eventTypeId: 'com.vmware.vc.ha.VmRestartedByHAEvent', userName: '', severity: 'warning' }),
+      { server },
+    );
     expect(r.ok && [r.event.type, r.event.rawType, r.event.actor, r.event.actorKind, r.event.statusClass]).toEqual([
       'vm_restarted_by_ha',
       'com.vmware.vc.ha.VmRestartedByHAEvent',
@@ -150,7 +156,11 @@ describe('transformVcenterEvent: VMOMI JSON', () => {
 
   it('unknown classes are kept as other with their raw type', () => {
     const r = transformVcenterEvent(vmomi('VmReconfiguredEventX'), { server });
-    expect(r.ok && [r.event.type, r.event.rawType, r.event.resourceId]).toEqual(['other', 'VmReconfiguredEventX', 'vcenter:vc1/vm/vm-101']);
+    expect(r.ok && [r.event.type, r.event.rawType, r.event.resourceId]).toEqual([
+      'other',
+      'VmReconfiguredEventX',
+      'vcenter:vc1/vm/vm-101',
+    ]);
   });
 });
 
@@ -166,15 +176,30 @@ describe('transformVcenterEvent: pyVmomi and govc shapes', () => {
       vm: { name: 'web-01', vm: 'vim.VirtualMachine:vm-101' },
     };
     const r = transformVcenterEvent(ev, { server });
-    expect(r.ok && [r.event.type, r.event.resourceId, r.event.hostId]).toEqual(['vm_start', 'vcenter:vc1/vm/vm-101', 'vcenter:vc1/host/host-21']);
+    expect(r.ok && [r.event.type, r.event.resourceId, r.event.hostId]).toEqual([
+      'vm_start',
+      'vcenter:vc1/vm/vm-101',
+      'vcenter:vc1/host/host-21',
+    ]);
   });
 
   it('a short govc events -json record has no reference: resource unknown', () => {
     const r = transformVcenterEvent(
-      { type: 'VmPoweredOffEvent', createdTime: '2026-05-14T02:08:30Z', category: 'info', message: 'web-01 is powered off', key: 88 },
+      {
+        type: 'VmPoweredOffEvent',
+        createdTime: '2026-05-14T02:08:30Z',
+        category: 'info',
+        message: 'web-01 is powered off',
+        key: 88,
+      },
       { server },
     );
-    expect(r.ok && [r.event.type, r.event.resourceId, r.event.message, r.event.statusClass]).toEqual(['vm_stop', null, 'web-01 is powered off', 'ok']);
+    expect(r.ok && [r.event.type, r.event.resourceId, r.event.message, r.event.statusClass]).toEqual([
+      'vm_stop',
+      null,
+      'web-01 is powered off',
+      'ok',
+    ]);
   });
 });
 
@@ -193,8 +218,17 @@ describe('transformVcenterEvent: rejections', () => {
 });
 
 describe('transformVcenterEvent: every VEBA fixture (PascalCase, with and without CloudEvent envelope)', () => {
-  const expected: Record<string, { type: string; rawType: string; resourceId: string | null; actorKind: string; id: string }> = {
-    'kn-go-echo_testdata_cloudevent.json': { type: 'vm_stop', rawType: 'VmPoweredOffEvent', resourceId: 'vcenter:vc1/vm/vm-56', actorKind: 'human', id: 'vcenter:vc1/event/9902' },
+  const expected: Record<
+    string,
+    { type: string; rawType: string; resourceId: string | null; actorKind: string; id: string }
+  > = {
+    'kn-go-echo_testdata_cloudevent.json': {
+      type: 'vm_stop',
+      rawType: 'VmPoweredOffEvent',
+      resourceId: 'vcenter:vc1/vm/vm-56',
+      actorKind: 'human',
+      id: 'vcenter:vc1/event/9902',
+    },
     'kn-pcli-ha-restarted-vms_test-payload.EventEx.json': {
       type: 'other',
       rawType: 'com.vmware.vc.HA.ClusterFailoverActionCompletedEvent',
@@ -202,9 +236,27 @@ describe('transformVcenterEvent: every VEBA fixture (PascalCase, with and withou
       actorKind: 'system',
       id: 'vcenter:vc1/event/929015',
     },
-    'kn-ps-slack_test-payload.VmPoweredOffEvent.json': { type: 'vm_stop', rawType: 'VmPoweredOffEvent', resourceId: 'vcenter:vc1/vm/vm-7114', actorKind: 'human', id: 'vcenter:vc1/event/607954' },
-    'kn-ps-vsphere-inv-slack_test-payload-2.TaskEvent.json': { type: 'other', rawType: 'TaskEvent', resourceId: null, actorKind: 'human', id: 'vcenter:vc1/event/8480315' },
-    'kn-py-vm-attr_testevent.DrsVmPoweredOnEvent.json': { type: 'vm_start', rawType: 'DrsVmPoweredOnEvent', resourceId: 'vcenter:vc1/vm/vm-596', actorKind: 'human', id: 'vcenter:vc1/event/992270' },
+    'kn-ps-slack_test-payload.VmPoweredOffEvent.json': {
+      type: 'vm_stop',
+      rawType: 'VmPoweredOffEvent',
+      resourceId: 'vcenter:vc1/vm/vm-7114',
+      actorKind: 'human',
+      id: 'vcenter:vc1/event/607954',
+    },
+    'kn-ps-vsphere-inv-slack_test-payload-2.TaskEvent.json': {
+      type: 'other',
+      rawType: 'TaskEvent',
+      resourceId: null,
+      actorKind: 'human',
+      id: 'vcenter:vc1/event/8480315',
+    },
+    'kn-py-vm-attr_testevent.DrsVmPoweredOnEvent.json': {
+      type: 'vm_start',
+      rawType: 'DrsVmPoweredOnEvent',
+      resourceId: 'vcenter:vc1/vm/vm-596',
+      actorKind: 'human',
+      id: 'vcenter:vc1/event/992270',
+    },
   };
 
   it('covers every file in the folder', () => {
@@ -222,12 +274,22 @@ describe('transformVcenterEvent: every VEBA fixture (PascalCase, with and withou
   });
 
   it('a bare PascalCase payload without a class is refused, not guessed', () => {
-    const r = transformVcenterEvent(readFixture('vcenter/veba-verbatim/kn-ps-slack_test-payload.VmPoweredOffEvent.json'), { server });
+    const r = transformVcenterEvent(
+      readFixture('vcenter/veba-verbatim/kn-ps-slack_test-payload.VmPoweredOffEvent.json'),
+      { server },
+    );
     expect(r.ok).toBe(false);
   });
 
   it('"None" arguments and times with microseconds are read', () => {
-    const r = transformVcenterEvent(readFixture('vcenter/veba-verbatim/kn-ps-slack_test-payload.VmPoweredOffEvent.json'), { server, typeName: 'VmPoweredOffEvent' });
-    expect(r.ok && [r.event.startedAt, r.event.node, r.event.chainId]).toEqual(['2021-02-16T20:27:31.711Z', '192.168.30.5', '607952']);
+    const r = transformVcenterEvent(
+      readFixture('vcenter/veba-verbatim/kn-ps-slack_test-payload.VmPoweredOffEvent.json'),
+      { server, typeName: 'VmPoweredOffEvent' },
+    );
+    expect(r.ok && [r.event.startedAt, r.event.node, r.event.chainId]).toEqual([
+      '2021-02-16T20:27:31.711Z',
+      '192.168.30.5',
+      '607952',
+    ]);
   });
 });

@@ -1,31 +1,47 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readFixture } from '../../support/fixtures.js';
 import { transformVcenterInventory } from '../../../src/ingest/vcenter/inventory-transform.js';
 import { parseMoRef, readManagedObjects, unbox } from '../../../src/ingest/vcenter/vmomi.js';
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/vcenter', name), 'utf8'));
+const fixture = (name: string): unknown => readFixture(`vcenter/${name}`);
 const VMOMI = fixture('inventory-vmomi.json');
 const PASCAL = fixture('inventory-pascal.json');
 
 describe('vmomi reader', () => {
   it('parses references in all three encodings', () => {
-    expect(parseMoRef({ _typeName: 'ManagedObjectReference', type: 'VirtualMachine', value: 'vm-101' })).toEqual({ type: 'VirtualMachine', value: 'vm-101' });
-    expect(parseMoRef({ Type: 'HostSystem', Value: 'host-11', ServerGUID: '' })).toEqual({ type: 'HostSystem', value: 'host-11' });
+    expect(parseMoRef({ _typeName: 'ManagedObjectReference', type: 'VirtualMachine', value: 'vm-101' })).toEqual({
+      type: 'VirtualMachine',
+      value: 'vm-101',
+    });
+    expect(parseMoRef({ Type: 'HostSystem', Value: 'host-11', ServerGUID: '' })).toEqual({
+      type: 'HostSystem',
+      value: 'host-11',
+    });
     expect(parseMoRef('vim.Datastore:datastore-21')).toEqual({ type: 'Datastore', value: 'datastore-21' });
     expect(parseMoRef('None')).toBeNull();
   });
 
   it('unboxes VMOMI values and Go ArrayOf wrappers', () => {
-    expect(unbox({ _typeName: 'ArrayOfManagedObjectReference', _value: [{ _typeName: 'ManagedObjectReference', type: 'Datastore', value: 'd' }] })).toEqual([
-      { _typeName: 'ManagedObjectReference', type: 'Datastore', value: 'd' },
+    expect(
+      unbox({
+        _typeName: 'ArrayOfManagedObjectReference',
+        _value: [{ _typeName: 'ManagedObjectReference', type: 'Datastore', value: 'd' }],
+      }),
+    ).toEqual([{ _typeName: 'ManagedObjectReference', type: 'Datastore', value: 'd' }]);
+    expect(unbox({ ManagedObjectReference: [{ Type: 'Datastore', Value: 'd' }] })).toEqual([
+      { Type: 'Datastore', Value: 'd' },
     ]);
-    expect(unbox({ ManagedObjectReference: [{ Type: 'Datastore', Value: 'd' }] })).toEqual([{ Type: 'Datastore', Value: 'd' }]);
   });
 
   it('reads property paths whether the collector returned the leaf or a parent object', () => {
     const doc = [
-      { obj: { type: 'HostSystem', value: 'host-1' }, propSet: [{ name: 'hardware.systemInfo', val: { _typeName: 'HostSystemInfo', uuid: 'U' } }, { name: 'runtime.powerState', val: 'poweredOn' }] },
+      {
+        obj: { type: 'HostSystem', value: 'host-1' },
+        propSet: [
+          { name: 'hardware.systemInfo', val: { _typeName: 'HostSystemInfo', uuid: 'U' } },
+          { name: 'runtime.powerState', val: 'poweredOn' },
+        ],
+      },
       { Self: { Type: 'VirtualMachine', Value: 'vm-1' }, Runtime: { PowerState: 'poweredOff' } },
     ];
     const { objects } = readManagedObjects(doc);
@@ -80,7 +96,11 @@ describe('transformVcenterInventory', () => {
       mac_addresses: ['bc:24:11:e5:a1:30', 'bc:24:11:e5:a1:31'],
       moref: 'host-12',
     });
-    expect(s.attrs['vcenter:vc01/vm/vm-101']).toMatchObject({ ip_addresses: ['10.20.2.10', 'fe80::250:56ff:fea1:b2c3'], mac_addresses: ['00:50:56:a1:b2:c3'], num_cpu: 4 });
+    expect(s.attrs['vcenter:vc01/vm/vm-101']).toMatchObject({
+      ip_addresses: ['10.20.2.10', 'fe80::250:56ff:fea1:b2c3'],
+      mac_addresses: ['00:50:56:a1:b2:c3'],
+      num_cpu: 4,
+    });
   });
 
   it('gives the same rows, attributes and edges from the PascalCase encoding', () => {
@@ -89,8 +109,13 @@ describe('transformVcenterInventory', () => {
 
   it('clears what the document carried empty but not what it did not collect', () => {
     const inv = transformVcenterInventory(VMOMI, 'vc01');
-    expect(inv.rows.find((r) => r.resource.id.endsWith('vm-102'))!.clear).toEqual(expect.arrayContaining(['mac_addresses', 'ip_addresses']));
-    const partial = transformVcenterInventory([{ obj: { type: 'VirtualMachine', value: 'vm-9' }, propSet: [{ name: 'runtime.powerState', val: 'poweredOn' }] }], 'vc01');
+    expect(inv.rows.find((r) => r.resource.id.endsWith('vm-102'))!.clear).toEqual(
+      expect.arrayContaining(['mac_addresses', 'ip_addresses']),
+    );
+    const partial = transformVcenterInventory(
+      [{ obj: { type: 'VirtualMachine', value: 'vm-9' }, propSet: [{ name: 'runtime.powerState', val: 'poweredOn' }] }],
+      'vc01',
+    );
     expect(partial.rows[0]!.clear).toEqual([]);
     expect(partial.rows[0]!.resource).toMatchObject({ name: 'vm-9', state: 'running' });
   });

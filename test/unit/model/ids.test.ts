@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ResourceIdSchema, ResourceInputSchema, parseSlug, providerOfId, resourceId, slugOf } from '../../../src/model/index.js';
+import {
+  ResourceIdSchema,
+  ResourceInputSchema,
+  parseSlug,
+  providerOfId,
+  resourceId,
+  slugOf,
+} from '../../../src/model/index.js';
 
 describe('resource ids and slugs', () => {
   it('builds provider-scoped natural keys', () => {
@@ -17,13 +24,27 @@ describe('resource ids and slugs', () => {
     expect(parseSlug('vm:zimaos')).toEqual({ ok: true, kind: 'vm', name: 'zimaos' });
     expect(parseSlug('service:a:b')).toEqual({ ok: true, kind: 'service', name: 'a:b' });
     expect(parseSlug('zimaos')).toMatchObject({ ok: false });
-    expect(parseSlug('toaster:x')).toMatchObject({ ok: false, reason: expect.stringContaining('unknown kind "toaster"') });
+    expect(parseSlug('toaster:x')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('unknown kind "toaster"'),
+    });
   });
 
   it('refuses a state outside the kind and a provider that does not own the id', () => {
-    const r = ResourceInputSchema.safeParse({ id: 'proxmox:lab/qemu/1', kind: 'vm', provider: 'vcenter', name: 'a', state: 'online' });
+    const r = ResourceInputSchema.safeParse({
+      id: 'proxmox:lab/qemu/1',
+      kind: 'vm',
+      provider: 'vcenter',
+      name: 'a',
+      state: 'online',
+    });
     expect(r.success).toBe(false);
     const messages = r.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    expect(messages).toEqual(expect.arrayContaining([expect.stringMatching(/^state: "online" is not a vm state/), expect.stringMatching(/^provider:/)]));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^state: "online" is not a vm state/),
+        expect.stringMatching(/^provider:/),
+      ]),
+    );
   });
 });

@@ -1,6 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fixtureFiles, readFixture } from '../../support/fixtures.js';
 import {
   mapProxmoxLxc,
   mapProxmoxNode,
@@ -39,12 +38,13 @@ describe('Proxmox VM status + qmpstatus + lock', () => {
   });
 
   it('maps every recorded guest-status fixture to a state of its kind, keeping the raw words', () => {
-    const dir = join(process.cwd(), '..', 'shared', 'fixtures', 'proxmox', 'guest-status');
-    const files = readdirSync(dir).filter((f) => /^(qemu|lxc)-.*\d\S*\.json$/.test(f) && !f.includes('http500'));
+    const files = fixtureFiles('proxmox/guest-status').filter(
+      (f) => /^(qemu|lxc)-.*\d\S*\.json$/.test(f) && !f.includes('http500'),
+    );
     expect(files.length).toBeGreaterThan(5);
     const seen: Record<string, string> = {};
     for (const f of files) {
-      const body = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { data: Record<string, string> };
+      const body = readFixture(`proxmox/guest-status/${f}`) as { data: Record<string, string> };
       const mapped = f.startsWith('lxc') ? mapProxmoxLxc(body.data) : mapProxmoxVm(body.data);
       expect(mapped.rawState).toContain(body.data.status);
       seen[f] = mapped.state;

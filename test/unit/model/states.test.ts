@@ -14,7 +14,18 @@ describe('per-kind state enums', () => {
   });
 
   it('has the states the issue names', () => {
-    expect(STATES.vm).toEqual(expect.arrayContaining(['running', 'stopped', 'paused', 'suspended', 'paused_io_error', 'migrating', 'unreachable', 'unknown']));
+    expect(STATES.vm).toEqual(
+      expect.arrayContaining([
+        'running',
+        'stopped',
+        'paused',
+        'suspended',
+        'paused_io_error',
+        'migrating',
+        'unreachable',
+        'unknown',
+      ]),
+    );
     expect(STATES.host).toEqual(expect.arrayContaining(['online', 'offline', 'maintenance', 'unreachable', 'unknown']));
     expect(STATES.lxc).toEqual(expect.arrayContaining(['running', 'stopped', 'frozen', 'unknown']));
     expect(STATES.service).toEqual(['up', 'down', 'unknown']);

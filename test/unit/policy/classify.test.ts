@@ -46,24 +46,45 @@ describe('rule precedence: scope_entity > concrete type > nearest ancestor', () 
   });
 
   it('applies a scope rule to a finer type of the same entity (docker-container service:dns)', () => {
-    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('service:dns', { entityType: 'docker-container' }), action: 'restart' });
+    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, {
+      target: target('service:dns', { entityType: 'docker-container' }),
+      action: 'restart',
+    });
     expect(d.matchedRule).toMatchObject({ scopeEntity: 'service:dns', riskClass: 'config_mutation' });
   });
 
   it('normalises the action name (case, underscores)', () => {
-    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('service:web'), action: ' Cache_Clear ' });
+    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, {
+      target: target('service:web'),
+      action: ' Cache_Clear ',
+    });
     expect(d.matchedRule?.action).toBe('cache-clear');
   });
 });
 
 describe('fails closed', () => {
   it.each([
-    ['an action no rule covers', target('vm:web'), 'frobnicate', /^no rule: nothing covers "frobnicate" on vm:web \(searched vm → machine → entity\)/],
-    ['an unknown entity type', target('service:x', { entityType: 'toaster' }), 'restart', /^no rule: unknown entity type "toaster"/],
+    [
+      'an action no rule covers',
+      target('vm:web'),
+      'frobnicate',
+      /^no rule: nothing covers "frobnicate" on vm:web \(searched vm → machine → entity\)/,
+    ],
+    [
+      'an unknown entity type',
+      target('service:x', { entityType: 'toaster' }),
+      'restart',
+      /^no rule: unknown entity type "toaster"/,
+    ],
   ])('%s → escalate, "no rule"', (_, t, action, reason) => {
     for (const { policy, digest } of [DEFAULT, TRUSTING]) {
       const d = classifyAction(policy, digest, { target: t, action });
-      expect(d).toMatchObject({ autonomy: 'escalate', approval: 'operator', riskClass: 'config_mutation', matchedRule: null });
+      expect(d).toMatchObject({
+        autonomy: 'escalate',
+        approval: 'operator',
+        riskClass: 'config_mutation',
+        matchedRule: null,
+      });
       expect(d.reasons[0]).toMatch(reason);
     }
   });
@@ -92,7 +113,12 @@ describe('parameter elevation', () => {
     [{ count: 5, force: true }, undefined, 'destructive'],
   ];
   it.each(cases)('vm restart %j targets %j → %s', (params, targets, risk) => {
-    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('vm:web'), action: 'restart', params, ...(targets ? { targets } : {}) });
+    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      target: target('vm:web'),
+      action: 'restart',
+      params,
+      ...(targets ? { targets } : {}),
+    });
     expect(d.riskClass).toBe(risk);
     // a raised class is never auto, whatever the rule said
     expect(d.autonomy).toBe(risk === 'reversible_low' ? 'auto' : 'escalate');
@@ -100,23 +126,44 @@ describe('parameter elevation', () => {
   });
 
   it('never lowers a class: a caller declaring read_only does not make a restart read_only', () => {
-    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web'), action: 'restart', declaredRiskClass: 'read_only' });
+    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, {
+      target: target('vm:web'),
+      action: 'restart',
+      declaredRiskClass: 'read_only',
+    });
     expect(d.riskClass).toBe('reversible_low');
   });
 });
 
 describe('forbidden action names', () => {
-  it.each(['delete_all', 'delete-all', 'DELETE_ALL', 'format_storage', 'modify_host_config', 'disable_firewall', 'destroy_cluster', 'wipe', 'wipe_disks', 'wipe-everything', 'rm_rf', 'rm-rf-root'])(
-    '%s → never, not approvable, whatever the rules or trust',
-    (action) => {
-      const d = classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('vm:web'), action });
-      expect(d).toMatchObject({ autonomy: 'never', approval: 'not_approvable', riskClass: 'destructive', matchedRule: null });
-      expect(d.reasons[0]).toMatch(/matches forbidden pattern .*: refused, and no one can approve it/);
-    },
-  );
+  it.each([
+    'delete_all',
+    'delete-all',
+    'DELETE_ALL',
+    'format_storage',
+    'modify_host_config',
+    'disable_firewall',
+    'destroy_cluster',
+    'wipe',
+    'wipe_disks',
+    'wipe-everything',
+    'rm_rf',
+    'rm-rf-root',
+  ])('%s → never, not approvable, whatever the rules or trust', (action) => {
+    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('vm:web'), action });
+    expect(d).toMatchObject({
+      autonomy: 'never',
+      approval: 'not_approvable',
+      riskClass: 'destructive',
+      matchedRule: null,
+    });
+    expect(d.reasons[0]).toMatch(/matches forbidden pattern .*: refused, and no one can approve it/);
+  });
 
   it.each(['swipe', 'restart', 'delete-all-caches'])('%s is not forbidden', (action) => {
-    expect(classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web'), action }).approval).not.toBe('not_approvable');
+    expect(classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web'), action }).approval).not.toBe(
+      'not_approvable',
+    );
   });
 
   it('adds a policy pattern to the built-ins', () => {
@@ -126,16 +173,29 @@ describe('forbidden action names', () => {
 });
 
 describe('run: the command decides, not the caller', () => {
-  const hostReadOnly = variant((doc) => doc.approval_rules.push({ entity_type: 'host', action: 'run', risk_class: 'read_only', autonomy_level: 'auto' }));
+  const hostReadOnly = variant((doc) =>
+    doc.approval_rules.push({ entity_type: 'host', action: 'run', risk_class: 'read_only', autonomy_level: 'auto' }),
+  );
   it('apt-get install -y nfs-kernel-server on a host declared read_only → config_mutation', () => {
     for (const { policy, digest } of [hostReadOnly, DEFAULT, TRUSTING]) {
-      const d = classifyAction(policy, digest, { target: target('host:pve1'), action: 'run', command: 'apt-get install -y nfs-kernel-server', declaredRiskClass: 'read_only' });
+      const d = classifyAction(policy, digest, {
+        target: target('host:pve1'),
+        action: 'run',
+        command: 'apt-get install -y nfs-kernel-server',
+        declaredRiskClass: 'read_only',
+      });
       expect(d).toMatchObject({ riskClass: 'config_mutation', autonomy: 'escalate', approval: 'operator' });
       expect(d.reasons).toContain(
         'command "apt-get install -y nfs-kernel-server" classified config_mutation (package mutation (apt-get install)), whatever the caller declared (read_only): read_only → config_mutation',
       );
     }
-    expect(classifyAction(hostReadOnly.policy, hostReadOnly.digest, { target: target('host:pve1'), action: 'run', command: 'apt-get install -y x' }).matchedRule?.matchedBy).toBe('type');
+    expect(
+      classifyAction(hostReadOnly.policy, hostReadOnly.digest, {
+        target: target('host:pve1'),
+        action: 'run',
+        command: 'apt-get install -y x',
+      }).matchedRule?.matchedBy,
+    ).toBe('type');
   });
 
   it.each([
@@ -151,26 +211,37 @@ describe('run: the command decides, not the caller', () => {
   });
 
   it('a run with no command at all fails closed', () => {
-    expect(classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('host:pve1'), action: 'run' }).riskClass).toBe('config_mutation');
+    expect(
+      classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('host:pve1'), action: 'run' }).riskClass,
+    ).toBe('config_mutation');
   });
 });
 
 describe('preflight: run on a vm needs the QEMU guest agent', () => {
-  const message = 'run on vm:web-01 blocked: QEMU guest agent is not running (qm guest exec unavailable). Start the agent first or use a different target.';
+  const message =
+    'run on vm:web-01 blocked: QEMU guest agent is not running (qm guest exec unavailable). Start the agent first or use a different target.';
   it.each([
     ['missing', {}],
     ['not_running', { qemu_guest_agent: 'not_running' }],
     ['not_configured', { qemu_guest_agent: 'not_configured' }],
     ['not a state', { qemu_guest_agent: true }],
   ])('%s → blocking error with the exact message', (_, attributes) => {
-    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('vm:web-01', { attributes }), action: 'run', command: 'uptime' });
+    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      target: target('vm:web-01', { attributes }),
+      action: 'run',
+      command: 'uptime',
+    });
     expect(d.preflight).toEqual([{ check: 'qemu_guest_agent', ok: false, blocking: true, message }]);
     expect(isBlocked(d)).toBe(true);
     expect(d.reasons).toContain(`preflight qemu_guest_agent: failed, blocking — ${message}`);
   });
 
   it('running → passes, recorded in the reasons', () => {
-    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, { target: target('vm:web-01', { attributes: { qemu_guest_agent: 'running' } }), action: 'run', command: 'uptime' });
+    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      target: target('vm:web-01', { attributes: { qemu_guest_agent: 'running' } }),
+      action: 'run',
+      command: 'uptime',
+    });
     expect(d.preflight).toMatchObject([{ check: 'qemu_guest_agent', ok: true, blocking: false }]);
     expect(isBlocked(d)).toBe(false);
     expect(d.autonomy).toBe('auto');
@@ -181,6 +252,8 @@ describe('preflight: run on a vm needs the QEMU guest agent', () => {
     [target('host:pve1'), 'run'],
     [target('vm:web-01'), 'restart'],
   ])('no guest-agent check for %j %s', (t, action) => {
-    expect(classifyAction(DEFAULT.policy, DEFAULT.digest, { target: t, action, command: 'uptime' }).preflight).toEqual([]);
+    expect(classifyAction(DEFAULT.policy, DEFAULT.digest, { target: t, action, command: 'uptime' }).preflight).toEqual(
+      [],
+    );
   });
 });

@@ -46,7 +46,7 @@ const cases: Array<[string, RiskClass]> = [
   ['timeout 5 nice -n 10 cat /proc/loadavg', 'read_only'],
   ["bash -c 'uptime && df -h'", 'read_only'],
   ['watch -n 1 "df -h"', 'read_only'],
-  ['df -h 2>&1 | awk \'{print $5}\'', 'read_only'],
+  ["df -h 2>&1 | awk '{print $5}'", 'read_only'],
   ["df -h | awk '$5 > 80 {print $6}'", 'read_only'],
   ["sed -n '1,5p' /etc/hosts", 'read_only'],
   ['cat /etc/hosts > /dev/null 2>/dev/null', 'read_only'],
@@ -56,7 +56,10 @@ const cases: Array<[string, RiskClass]> = [
   ['uptime # just looking', 'read_only'],
   // package, kernel and service-enablement mutations
   ['apt-get install -y nfs-kernel-server', 'config_mutation'],
-  ['sudo DEBIAN_FRONTEND=noninteractive apt-get -o Dpkg::Options::=--force-confold install -y nginx', 'config_mutation'],
+  [
+    'sudo DEBIAN_FRONTEND=noninteractive apt-get -o Dpkg::Options::=--force-confold install -y nginx',
+    'config_mutation',
+  ],
   ['apt install htop', 'config_mutation'],
   ['apt remove htop', 'config_mutation'],
   ['apt purge htop', 'config_mutation'],
@@ -88,7 +91,7 @@ const cases: Array<[string, RiskClass]> = [
   ['journalctl --vacuum-time=1d', 'config_mutation'],
   ['ip addr add 10.0.0.1/24 dev eth0', 'config_mutation'],
   ["sed -i 's/a/b/' /etc/hosts", 'config_mutation'],
-  ["awk '{ system(\"reboot\") }'", 'config_mutation'],
+  ['awk \'{ system("reboot") }\'', 'config_mutation'],
   ['find /tmp -name "*.tmp" -delete', 'config_mutation'],
   ['rm -rf /tmp/build', 'config_mutation'],
   ['crontab /tmp/jobs', 'config_mutation'],
@@ -141,7 +144,11 @@ describe('classifyCommand', () => {
   it('names why a package install is a mutation', () => {
     const result = classifyCommand('apt-get install -y nfs-kernel-server');
     expect(result.parts).toEqual([
-      { command: 'apt-get install -y nfs-kernel-server', riskClass: 'config_mutation', reason: 'package mutation (apt-get install)' },
+      {
+        command: 'apt-get install -y nfs-kernel-server',
+        riskClass: 'config_mutation',
+        reason: 'package mutation (apt-get install)',
+      },
     ]);
   });
 

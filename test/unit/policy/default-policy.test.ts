@@ -40,7 +40,11 @@ const RULES: Array<[string, string | undefined, string, RiskClass, AutonomyLevel
 
 describe('policy/default.yaml rules', () => {
   it.each(RULES)('%s (%s) %s → %s, rule %s, trusted %s', (slug, entityType, action, risk, ruleAutonomy, trusted) => {
-    const request = { target: target(slug, { entityType: entityType ?? null }), action, ...(action === 'run' ? { command: 'uptime' } : {}) };
+    const request = {
+      target: target(slug, { entityType: entityType ?? null }),
+      action,
+      ...(action === 'run' ? { command: 'uptime' } : {}),
+    };
     const byDefault = classifyAction(DEFAULT.policy, DEFAULT.digest, request);
     expect(byDefault.riskClass).toBe(risk);
     expect(byDefault.matchedRule?.autonomyLevel).toBe(ruleAutonomy);
@@ -60,15 +64,26 @@ describe('policy/default.yaml rules', () => {
   });
 
   it('ships never_auto_act for the reverse proxy, DNS and SSO, off by default, shadow suppression', () => {
-    expect(Object.keys(DEFAULT.policy.autonomy_settings.never_auto_act).sort()).toEqual(['service:dns', 'service:reverse-proxy', 'service:sso']);
+    expect(Object.keys(DEFAULT.policy.autonomy_settings.never_auto_act).sort()).toEqual([
+      'service:dns',
+      'service:reverse-proxy',
+      'service:sso',
+    ]);
     expect(DEFAULT.policy.autonomy_settings.global.auto_act).toBe('off');
     expect(DEFAULT.policy.attribution.suppression).toBe('shadow');
   });
 
   it('says why nothing is auto by default', () => {
     const d = classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web-01'), action: 'restart' });
-    expect(d).toMatchObject({ riskClass: 'reversible_low', autonomy: 'escalate', approval: 'operator', policyDigest: DEFAULT.digest });
-    expect(d.reasons).toContain('autonomy_settings.global.auto_act is off: nothing acts on its own until trust is earned (auto → escalate)');
+    expect(d).toMatchObject({
+      riskClass: 'reversible_low',
+      autonomy: 'escalate',
+      approval: 'operator',
+      policyDigest: DEFAULT.digest,
+    });
+    expect(d.reasons).toContain(
+      'autonomy_settings.global.auto_act is off: nothing acts on its own until trust is earned (auto → escalate)',
+    );
   });
 
   it('approves a trusted reversible action without anyone', () => {
@@ -77,7 +92,15 @@ describe('policy/default.yaml rules', () => {
   });
 
   it('gives never-rules not_approvable, destructive escalations operator_confirmed', () => {
-    expect(classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web-01'), action: 'destroy' }).approval).toBe('not_approvable');
-    expect(classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web-01'), action: 'restart', params: { force: true } }).approval).toBe('operator_confirmed');
+    expect(
+      classifyAction(DEFAULT.policy, DEFAULT.digest, { target: target('vm:web-01'), action: 'destroy' }).approval,
+    ).toBe('not_approvable');
+    expect(
+      classifyAction(DEFAULT.policy, DEFAULT.digest, {
+        target: target('vm:web-01'),
+        action: 'restart',
+        params: { force: true },
+      }).approval,
+    ).toBe('operator_confirmed');
   });
 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { LIFECYCLES, KINDS } from '../../../src/model/kinds.js';
-import { classifyAction, ENTITY_TYPES, parsePolicy, RISK_CLASSES, type ActionRequest } from '../../../src/policy/index.js';
+import {
+  classifyAction,
+  ENTITY_TYPES,
+  parsePolicy,
+  RISK_CLASSES,
+  type ActionRequest,
+} from '../../../src/policy/index.js';
 import { DEFAULT, DEFAULT_YAML, TRUSTING } from './helpers.js';
 
 /** A small seeded PRNG (mulberry32): the generated inputs are the same on every run. */
@@ -16,8 +22,30 @@ function prng(seed: number): () => number {
   };
 }
 
-const ACTIONS = ['restart', 'run', 'destroy', 'reboot', 'apt-upgrade', 'cache-clear', 'db-wipe', 'unmonitored', 'change', 'frobnicate', 'wipe_all', 'Format-Disk', 'migrate'];
-const COMMANDS = ['uptime', 'apt-get install -y nfs-kernel-server', 'rm -rf /', 'ps aux | grep x', 'echo uptime | sh', 'sudo systemctl enable x', ''];
+const ACTIONS = [
+  'restart',
+  'run',
+  'destroy',
+  'reboot',
+  'apt-upgrade',
+  'cache-clear',
+  'db-wipe',
+  'unmonitored',
+  'change',
+  'frobnicate',
+  'wipe_all',
+  'Format-Disk',
+  'migrate',
+];
+const COMMANDS = [
+  'uptime',
+  'apt-get install -y nfs-kernel-server',
+  'rm -rf /',
+  'ps aux | grep x',
+  'echo uptime | sh',
+  'sudo systemctl enable x',
+  '',
+];
 const NAMES = ['web', 'dns', 'sso', 'reverse-proxy', 'db'];
 
 function generate(random: () => number): ActionRequest {
@@ -89,7 +117,9 @@ describe('determinism: same input and same policy digest → the same decision',
     if (!shuffled.ok) return;
     for (let i = 0; i < 500; i++) {
       const input = generate(random);
-      expect(classifyAction(shuffled.policy, shuffled.digest, input)).toEqual(classifyAction(DEFAULT.policy, DEFAULT.digest, input));
+      expect(classifyAction(shuffled.policy, shuffled.digest, input)).toEqual(
+        classifyAction(DEFAULT.policy, DEFAULT.digest, input),
+      );
     }
   });
 });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../../src/model/kinds.js';
-import { ancestorsOf, ENTITY_TYPES, isA, isEntityType, KIND_ENTITY_TYPES, lineageOf, type EntityType } from '../../../src/policy/index.js';
+import {
+  ancestorsOf,
+  ENTITY_TYPES,
+  isA,
+  isEntityType,
+  KIND_ENTITY_TYPES,
+  lineageOf,
+  type EntityType,
+} from '../../../src/policy/index.js';
 
 describe('entity type hierarchy', () => {
   const cases: Array<[EntityType, EntityType[]]> = [
@@ -35,7 +43,13 @@ describe('entity type hierarchy', () => {
 
   it('maps every aitia kind to a type of the hierarchy', () => {
     for (const kind of KINDS) expect(isEntityType(KIND_ENTITY_TYPES[kind])).toBe(true);
-    expect(KIND_ENTITY_TYPES).toMatchObject({ vm: 'vm', lxc: 'lxc', host: 'host', service: 'service', cluster: 'cluster' });
+    expect(KIND_ENTITY_TYPES).toMatchObject({
+      vm: 'vm',
+      lxc: 'lxc',
+      host: 'host',
+      service: 'service',
+      cluster: 'cluster',
+    });
   });
 
   it('answers isA along the lineage only', () => {

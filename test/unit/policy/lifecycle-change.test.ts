@@ -30,11 +30,15 @@ describe('operator lifecycle changes', () => {
       field: 'lifecycle',
       reason: 'missing is set by ingest when a complete sync no longer sees a resource; it cannot be set by hand',
     });
-    expect(planLifecycleChange({ id: 'vm-1', current: 'missing', wanted: 'active', reason: 'x' })).toMatchObject({ reason: expect.stringMatching(/^vm-1 is missing: .*set deprecated or destroyed instead$/) });
+    expect(planLifecycleChange({ id: 'vm-1', current: 'missing', wanted: 'active', reason: 'x' })).toMatchObject({
+      reason: expect.stringMatching(/^vm-1 is missing: .*set deprecated or destroyed instead$/),
+    });
   });
 
   it('the same lifecycle again is allowed and changes nothing', () => {
-    expect(planLifecycleChange({ id: 'vm-1', current: 'deprecated', wanted: 'deprecated', reason: 'x' })).toMatchObject({ ok: true, changed: false });
+    expect(planLifecycleChange({ id: 'vm-1', current: 'deprecated', wanted: 'deprecated', reason: 'x' })).toMatchObject(
+      { ok: true, changed: false },
+    );
   });
 
   it.each([
@@ -42,7 +46,11 @@ describe('operator lifecycle changes', () => {
     ['   ', /say why/],
     ['x'.repeat(LIFECYCLE_REASON_MAX + 1), /at most 1000 characters, got 1001/],
   ])('reason %j is refused', (reason, message) => {
-    expect(planLifecycleChange({ id: 'vm-1', current: 'active', wanted: 'destroyed', reason })).toMatchObject({ ok: false, field: 'reason', reason: expect.stringMatching(message) });
+    expect(planLifecycleChange({ id: 'vm-1', current: 'active', wanted: 'destroyed', reason })).toMatchObject({
+      ok: false,
+      field: 'reason',
+      reason: expect.stringMatching(message),
+    });
   });
 });
 

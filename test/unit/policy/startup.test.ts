@@ -20,7 +20,11 @@ function file(name: string, text: string): string {
 
 describe('loading the policy at start', () => {
   it('loads the shipped policy when AITIA_POLICY_FILE is unset', async () => {
-    expect(await loadStartupPolicy(undefined)).toEqual({ policy: DEFAULT.policy, digest: DEFAULT.digest, path: DEFAULT_POLICY_PATH });
+    expect(await loadStartupPolicy(undefined)).toEqual({
+      policy: DEFAULT.policy,
+      digest: DEFAULT.digest,
+      path: DEFAULT_POLICY_PATH,
+    });
   });
 
   it('loads AITIA_POLICY_FILE when set', async () => {
@@ -32,7 +36,13 @@ describe('loading the policy at start', () => {
   });
 
   it('refuses an invalid policy, naming the file and every error', async () => {
-    const path = file('broken.yaml', DEFAULT_YAML.replace('version: 1', 'version: 1\nbogus: true').replace('risk_class: reversible_low', 'risk_class: risky'));
+    const path = file(
+      'broken.yaml',
+      DEFAULT_YAML.replace('version: 1', 'version: 1\nbogus: true').replace(
+        'risk_class: reversible_low',
+        'risk_class: risky',
+      ),
+    );
     const err = await loadStartupPolicy(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PolicyLoadError);
     expect(err).toBeInstanceOf(ConfigError); // the CLI prints it as it is, then exits 1
@@ -74,7 +84,9 @@ describe('aitia serve with an invalid policy', () => {
     };
     const err = (await serveCommand.run([], ctx).catch((e: unknown) => e)) as PolicyLoadError;
     expect(err).toBeInstanceOf(PolicyLoadError);
-    expect(err.message).toMatch(new RegExp(`^AITIA_POLICY_FILE: policy ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is invalid`));
+    expect(err.message).toMatch(
+      new RegExp(`^AITIA_POLICY_FILE: policy ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is invalid`),
+    );
     expect(err.message).toMatch(/ {2}version: .*expected 1/);
     expect(err.message).toMatch(/ {2}risk_classes: required/);
     expect(opened).toBe(false);

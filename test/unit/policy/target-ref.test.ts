@@ -13,7 +13,17 @@ import { DEFAULT, TRUSTING } from './helpers.js';
 describe('target references', () => {
   it('lists exactly the entity types aitia holds no resource kind for', () => {
     expect([...NON_GRAPH_ENTITY_TYPES].sort()).toEqual(
-      ['compose-stack', 'config-repo', 'deploy-pipeline', 'dns-record', 'docker-container', 'ingress-route', 'key', 'secret', 'storage-pool'].sort(),
+      [
+        'compose-stack',
+        'config-repo',
+        'deploy-pipeline',
+        'dns-record',
+        'docker-container',
+        'ingress-route',
+        'key',
+        'secret',
+        'storage-pool',
+      ].sort(),
     );
   });
 
@@ -35,7 +45,10 @@ describe('target references', () => {
     ['proxmox: spaced', /is not a valid resource id/],
     ['machine:pve1', /^machine groups other types and is never a thing's own type/],
     ['credential:x', /^credential groups other types/],
-    ['toaster:x', /must be a resource id .* or <entity-type>:<name> for an entity outside the graph \(docker-container/],
+    [
+      'toaster:x',
+      /must be a resource id .* or <entity-type>:<name> for an entity outside the graph \(docker-container/,
+    ],
     ['dns-record:', /must be/],
     ['web-01', /must be/],
     ['', /must be/],
@@ -61,20 +74,34 @@ describe('facts for entities outside the graph', () => {
   ];
   it.each(cases)('%s %s → %s / %s (trusted)', (type, action, risk, autonomy) => {
     const facts = entityTargetFacts(type, 'x');
-    expect(facts).toEqual({ id: `${type}:x`, kind: null, slug: `${type}:x`, name: 'x', entityType: type, lifecycle: 'active', attributes: {} });
+    expect(facts).toEqual({
+      id: `${type}:x`,
+      kind: null,
+      slug: `${type}:x`,
+      name: 'x',
+      entityType: type,
+      lifecycle: 'active',
+      attributes: {},
+    });
     const d = classifyAction(TRUSTING.policy, TRUSTING.digest, { target: facts, action });
     expect(d).toMatchObject({ riskClass: risk, autonomy, matchedRule: { entityType: type, matchedBy: 'type' } });
   });
 
   it('a target with neither kind nor type fails closed', () => {
-    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, { target: { ...entityTargetFacts('secret', 'x'), entityType: null }, action: 'rotate' });
+    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, {
+      target: { ...entityTargetFacts('secret', 'x'), entityType: null },
+      action: 'rotate',
+    });
     expect(d).toMatchObject({ autonomy: 'escalate', matchedRule: null });
     expect(d.reasons[0]).toMatch(/^no rule: the target has neither a kind nor an entity type/);
   });
 });
 
 describe('facts for graph resources', () => {
-  const resource = (kind: ResourceFactsSource['kind'], attributes: Record<string, unknown> = {}): ResourceFactsSource => ({
+  const resource = (
+    kind: ResourceFactsSource['kind'],
+    attributes: Record<string, unknown> = {},
+  ): ResourceFactsSource => ({
     id: `manual:${kind}/x`,
     kind,
     name: 'x',
@@ -86,7 +113,15 @@ describe('facts for graph resources', () => {
   it('carries id, slug, name, lifecycle and attributes from the graph', () => {
     const r = resource('vm', { qemu_guest_agent: 'running' });
     expect(resourceTargetFacts(r)).toEqual({
-      facts: { id: r.id, kind: 'vm', slug: 'vm:x', name: 'x', entityType: null, lifecycle: 'deprecated', attributes: { qemu_guest_agent: 'running' } },
+      facts: {
+        id: r.id,
+        kind: 'vm',
+        slug: 'vm:x',
+        name: 'x',
+        entityType: null,
+        lifecycle: 'deprecated',
+        attributes: { qemu_guest_agent: 'running' },
+      },
       notes: [],
     });
   });
@@ -106,11 +141,20 @@ describe('facts for graph resources', () => {
     const { facts, notes } = resourceTargetFacts(resource(kind, { entity_type: declared }));
     expect(facts.entityType).toBe(entityType);
     expect(notes.length).toBe(noted ? 1 : 0);
-    if (noted) expect(notes[0]).toBe(`attribute entity_type=${JSON.stringify(declared)} ignored: not ${kind} or a type below it; the gate used ${kind}`);
+    if (noted)
+      expect(notes[0]).toBe(
+        `attribute entity_type=${JSON.stringify(declared)} ignored: not ${kind} or a type below it; the gate used ${kind}`,
+      );
   });
 
   it('a vm cannot dodge "destroy: never" by declaring itself a docker-container', () => {
-    const { facts } = resourceTargetFacts({ ...resource('vm', { entity_type: 'docker-container' }), lifecycle: 'active' });
-    expect(classifyAction(TRUSTING.policy, TRUSTING.digest, { target: facts, action: 'destroy' })).toMatchObject({ autonomy: 'never', approval: 'not_approvable' });
+    const { facts } = resourceTargetFacts({
+      ...resource('vm', { entity_type: 'docker-container' }),
+      lifecycle: 'active',
+    });
+    expect(classifyAction(TRUSTING.policy, TRUSTING.digest, { target: facts, action: 'destroy' })).toMatchObject({
+      autonomy: 'never',
+      approval: 'not_approvable',
+    });
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decideTransition, type TransitionAttribution, type TransitionDecisionKind } from '../../../src/policy/index.js';
+import {
+  decideTransition,
+  type TransitionAttribution,
+  type TransitionDecisionKind,
+} from '../../../src/policy/index.js';
 
 const NARRATIVE = 'stopped by root@pam (task UPID:pve1:0001:vzstop) at 14:32:05 UTC — high confidence';
 const human: TransitionAttribution = { confidence: 'high', actor: 'root@pam', actorKind: 'human' };
@@ -41,11 +45,14 @@ describe('decideTransition', () => {
   it('explains a suppression', () => {
     expect(decideTransition(human, NARRATIVE, 'on')).toEqual({
       decision: 'suppress',
-      reasons: ['high confidence in principal root@pam (human); attribution.suppression is on: no incident, no remediation'],
+      reasons: [
+        'high confidence in principal root@pam (human); attribution.suppression is on: no incident, no remediation',
+      ],
     });
   });
 
   it('never suppresses when off, whoever it was', () => {
-    for (const a of [human, token, haForUser, system]) expect(decideTransition(a, NARRATIVE, 'off').decision).not.toBe('suppress');
+    for (const a of [human, token, haForUser, system])
+      expect(decideTransition(a, NARRATIVE, 'off').decision).not.toBe('suppress');
   });
 });

@@ -7,8 +7,15 @@ describe('CheckDefinitionSchema', () => {
       kind: 'http',
       spec: { url: 'http://127.0.0.1:8080/health', expectedStatus: 200, timeoutMs: 5000 },
     });
-    expect(CheckDefinitionSchema.parse({ kind: 'tcp', spec: { host: '10.0.0.5', port: 22 } }).spec).toEqual({ host: '10.0.0.5', port: 22, timeoutMs: 5000 });
-    expect(CheckDefinitionSchema.parse({ kind: 'provider_state', spec: {} })).toEqual({ kind: 'provider_state', spec: {} });
+    expect(CheckDefinitionSchema.parse({ kind: 'tcp', spec: { host: '10.0.0.5', port: 22 } }).spec).toEqual({
+      host: '10.0.0.5',
+      port: 22,
+      timeoutMs: 5000,
+    });
+    expect(CheckDefinitionSchema.parse({ kind: 'provider_state', spec: {} })).toEqual({
+      kind: 'provider_state',
+      spec: {},
+    });
   });
 
   const bad: Array<[string, unknown, string]> = [
@@ -39,14 +46,29 @@ describe('CheckDefinitionSchema', () => {
 describe('parseCreateCheckInput (createCheck’s input → definition, or the field and reason)', () => {
   const table: Array<[string, Record<string, unknown>, string | null, RegExp | null]> = [
     ['http with defaults', { kind: 'http', http: { url: 'http://127.0.0.1/' } }, null, null],
-    ['GraphQL nulls take the defaults', { kind: 'http', http: { url: 'http://127.0.0.1/', timeoutMs: null }, intervalSeconds: null }, null, null],
+    [
+      'GraphQL nulls take the defaults',
+      { kind: 'http', http: { url: 'http://127.0.0.1/', timeoutMs: null }, intervalSeconds: null },
+      null,
+      null,
+    ],
     ['state check without a spec', { kind: 'provider_state' }, null, null],
     ['http without http', { kind: 'http' }, 'input.http', /required for a http check/],
-    ['http with a tcp spec too', { kind: 'http', http: { url: 'http://x/' }, tcp: { host: 'h', port: 1 } }, 'input.tcp', /not used by a http check/],
+    [
+      'http with a tcp spec too',
+      { kind: 'http', http: { url: 'http://x/' }, tcp: { host: 'h', port: 1 } },
+      'input.tcp',
+      /not used by a http check/,
+    ],
     ['state check with a spec', { kind: 'proxmox_agent', http: { url: 'http://x/' } }, 'input.http', /give no spec/],
     ['bad url', { kind: 'http', http: { url: 'nope' } }, 'input.http.url', /absolute http/],
     ['bad port', { kind: 'tcp', tcp: { host: 'h', port: 0 } }, 'input.tcp.port', /port/],
-    ['bad interval', { kind: 'tcp', tcp: { host: 'h', port: 22 }, intervalSeconds: 3 }, 'input.intervalSeconds', /at least 5/],
+    [
+      'bad interval',
+      { kind: 'tcp', tcp: { host: 'h', port: 22 }, intervalSeconds: 3 },
+      'input.intervalSeconds',
+      /at least 5/,
+    ],
     ['unknown kind', { kind: 'ping' }, 'input.kind', /one of http, tcp/],
   ];
   it.each(table)('%s', (_n, input, field, reason) => {

@@ -19,7 +19,8 @@ const view = (id: string, over: Partial<CheckView> = {}): CheckView => ({
   ran: false,
   ...over,
 });
-const actions = (before: CheckView[], after: CheckView[]) => planConditions('r1', before, after, 3).map((a) => `${a.action}:${a.type}`);
+const actions = (before: CheckView[], after: CheckView[]) =>
+  planConditions('r1', before, after, 3).map((a) => `${a.action}:${a.type}`);
 
 describe('planConditions', () => {
   const F = { failing: true, results: [result('fail', 'expected status 200, got 503')] };
@@ -27,13 +28,38 @@ describe('planConditions', () => {
   const table: Array<[string, CheckView[], CheckView[], string[]]> = [
     ['nothing active, nothing changes', [view('a')], [view('a', { ran: true })], []],
     ['a check becomes failing → open', [view('a')], [view('a', { ...F, ran: true })], ['open:check_failing']],
-    ['still failing and it ran → refresh evidence', [view('a', F)], [view('a', { ...F, ran: true })], ['refresh:check_failing']],
+    [
+      'still failing and it ran → refresh evidence',
+      [view('a', F)],
+      [view('a', { ...F, ran: true })],
+      ['refresh:check_failing'],
+    ],
     ['still failing, did not run → nothing', [view('a', F), view('b')], [view('a', F), view('b', { ran: true })], []],
-    ['second check starts failing while one already is → refresh', [view('a', F), view('b')], [view('a', F), view('b', { ...F, ran: true })], ['refresh:check_failing']],
-    ['one of two failing checks recovers while the other did not run → nothing (stays open)', [view('a', F), view('b', F)], [view('a', { ran: true }), view('b', F)], []],
+    [
+      'second check starts failing while one already is → refresh',
+      [view('a', F), view('b')],
+      [view('a', F), view('b', { ...F, ran: true })],
+      ['refresh:check_failing'],
+    ],
+    [
+      'one of two failing checks recovers while the other did not run → nothing (stays open)',
+      [view('a', F), view('b', F)],
+      [view('a', { ran: true }), view('b', F)],
+      [],
+    ],
     ['last failing check recovers → resolve', [view('a', F)], [view('a', { ran: true })], ['resolve:check_failing']],
-    ['unreachable opens both', [view('a')], [view('a', { ...U, ran: true })], ['open:check_failing', 'open:unreachable']],
-    ['reachable again but still failing', [view('a', U)], [view('a', { ...F, ran: true })], ['refresh:check_failing', 'resolve:unreachable']],
+    [
+      'unreachable opens both',
+      [view('a')],
+      [view('a', { ...U, ran: true })],
+      ['open:check_failing', 'open:unreachable'],
+    ],
+    [
+      'reachable again but still failing',
+      [view('a', U)],
+      [view('a', { ...F, ran: true })],
+      ['refresh:check_failing', 'resolve:unreachable'],
+    ],
   ];
   it.each(table)('%s', (_n, before, after, expected) => {
     expect(actions(before, after)).toEqual(expected);
@@ -51,7 +77,12 @@ describe('planConditions', () => {
   });
 
   it('resolves with the recovered checks’ passes as evidence', () => {
-    const [resolve] = planConditions('r1', [view('a', F)], [view('a', { results: [result('pass'), result('pass'), result('pass'), result('fail')], ran: true })], 3);
+    const [resolve] = planConditions(
+      'r1',
+      [view('a', F)],
+      [view('a', { results: [result('pass'), result('pass'), result('pass'), result('fail')], ran: true })],
+      3,
+    );
     expect(resolve!.action).toBe('resolve');
     expect(resolve!.evidence.checks[0]!.results.map((r) => r.status)).toEqual(['pass', 'pass', 'pass']);
     expect(resolve!.evidence.summary).toMatch(/passed 3 times in a row/);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { INITIAL_FLAP, failingSignal, stepFlap, unreachableSignal, type FlapSignal } from '../../../src/scheduler/flap-state.js';
+import {
+  INITIAL_FLAP,
+  failingSignal,
+  stepFlap,
+  unreachableSignal,
+  type FlapSignal,
+} from '../../../src/scheduler/flap-state.js';
 
 /** Runs a sequence ("F" fail, "P" pass, "U" unknown) and returns the active flag and change after each step. */
 function run(sequence: string, k: number): string {

@@ -20,7 +20,11 @@ describe('only src/graph/health-write.ts writes health', () => {
   it('no other source file sets health, last_check or lastCheckAt on a node', () => {
     const writers = ['src', 'resolvers', 'correlator']
       .flatMap((d) => sources(join(root, d)))
-      .filter((f) => readFileSync(f, 'utf8').split('\n').some((line) => HEALTH_WRITE.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*')))
+      .filter((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .some((line) => HEALTH_WRITE.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*')),
+      )
       .map((f) => relative(root, f));
     expect(writers).toEqual(['src/graph/health-write.ts']);
   });

@@ -24,8 +24,16 @@ describe('connectFailure: what counts as unreachable', () => {
   });
 
   it('a timeout is unreachable only when no connection was made', () => {
-    expect(timeoutFailure('h:1', 300, false)).toEqual({ status: 'fail', unreachable: true, reason: 'timed out after 300 ms connecting to h:1' });
-    expect(timeoutFailure('h:1', 300, true)).toEqual({ status: 'fail', unreachable: false, reason: 'timed out after 300 ms waiting for h:1 to answer' });
+    expect(timeoutFailure('h:1', 300, false)).toEqual({
+      status: 'fail',
+      unreachable: true,
+      reason: 'timed out after 300 ms connecting to h:1',
+    });
+    expect(timeoutFailure('h:1', 300, true)).toEqual({
+      status: 'fail',
+      unreachable: false,
+      reason: 'timed out after 300 ms waiting for h:1 to answer',
+    });
   });
 });
 
@@ -64,13 +72,22 @@ describe('provider_state', () => {
   });
 
   it.each(KINDS)('every %s state has a verdict, and only unknown is unknown', (kind) => {
-    for (const state of STATES[kind]) expect(probeProviderState(facts(kind, state)).status === 'unknown').toBe(state === 'unknown');
+    for (const state of STATES[kind])
+      expect(probeProviderState(facts(kind, state)).status === 'unknown').toBe(state === 'unknown');
   });
 
   it('names the provider word in the reason, and treats a missing resource as stale', () => {
-    expect(probeProviderState(facts('vm', 'paused', { rawState: 'io-error' })).reason).toBe('vm is paused (provider says "io-error")');
-    expect(probeProviderState(facts('vm', 'running', { lifecycle: 'missing' }))).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/stale/) });
-    expect(probeProviderState(facts('vm', 'online'))).toMatchObject({ status: 'unknown', reason: 'state "online" is not a vm state' });
+    expect(probeProviderState(facts('vm', 'paused', { rawState: 'io-error' })).reason).toBe(
+      'vm is paused (provider says "io-error")',
+    );
+    expect(probeProviderState(facts('vm', 'running', { lifecycle: 'missing' }))).toMatchObject({
+      status: 'unknown',
+      reason: expect.stringMatching(/stale/),
+    });
+    expect(probeProviderState(facts('vm', 'online'))).toMatchObject({
+      status: 'unknown',
+      reason: 'state "online" is not a vm state',
+    });
   });
 });
 
@@ -83,7 +100,9 @@ describe('proxmox_agent (qemu_guest_agent as the Proxmox ingest records it)', ()
     ['garbage', 'unknown', /not reported/],
   ];
   it.each(table)('%s → %s', (value, status, reason) => {
-    const o = probeGuestAgent(facts('vm', 'running', { properties: value === undefined ? {} : { 'attr.qemu_guest_agent': value } }));
+    const o = probeGuestAgent(
+      facts('vm', 'running', { properties: value === undefined ? {} : { 'attr.qemu_guest_agent': value } }),
+    );
     expect(o.status).toBe(status);
     if (reason) expect(o.reason).toMatch(reason);
     else expect(o.reason).toBeNull();

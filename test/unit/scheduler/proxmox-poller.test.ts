@@ -4,7 +4,12 @@ import type { ProxmoxClient } from '../../../src/ingest/proxmox/client.js';
 import { createLogger } from '../../../src/log.js';
 import { startProxmoxPoller } from '../../../src/scheduler/proxmox-poller.js';
 
-const client = { baseUrl: 'http://127.0.0.1:1', get: async () => null, post: async () => null, close: () => {} } satisfies ProxmoxClient;
+const client = {
+  baseUrl: 'http://127.0.0.1:1',
+  get: async () => null,
+  post: async () => null,
+  close: () => {},
+} satisfies ProxmoxClient;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('startProxmoxPoller', () => {

@@ -24,7 +24,10 @@ const schema = buildSchema(loadTypeDefs().join('\n'));
 const enumValues = (name: string) => {
   const t = schema.getType(name);
   if (!isEnumType(t)) throw new Error(`${name} is not an enum in the SDL`);
-  return t.getValues().map((v) => v.name).sort();
+  return t
+    .getValues()
+    .map((v) => v.name)
+    .sort();
 };
 
 /** Each SDL enum mirrors one vocabulary in src/model; they must never drift apart. */

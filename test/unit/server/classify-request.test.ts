@@ -8,8 +8,21 @@ describe('parseClassifyInput', () => {
   it('passes a full question through, params defaulting to {}', () => {
     expect(parseClassifyInput(base)).toEqual({ action: 'restart', params: {}, command: null, declaredRiskClass: null });
     expect(
-      parseClassifyInput({ ...base, action: ' run ', params: { count: 2 }, command: 'uptime', targets: ['a', 'b'], declaredRiskClass: 'read_only' }),
-    ).toEqual({ action: 'run', params: { count: 2 }, command: 'uptime', targets: ['a', 'b'], declaredRiskClass: 'read_only' });
+      parseClassifyInput({
+        ...base,
+        action: ' run ',
+        params: { count: 2 },
+        command: 'uptime',
+        targets: ['a', 'b'],
+        declaredRiskClass: 'read_only',
+      }),
+    ).toEqual({
+      action: 'run',
+      params: { count: 2 },
+      command: 'uptime',
+      targets: ['a', 'b'],
+      declaredRiskClass: 'read_only',
+    });
   });
 
   it.each([
