@@ -25,8 +25,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY schema ./schema
-COPY policy ./policy
-COPY demo ./demo
+COPY config ./config
+COPY recordings ./recordings
 # /config holds the tokens file, /data the service's own files. Both belong to the user the
 # service runs as (node, uid 1000), so named volumes mounted there start writable by it and
 # `docker compose run --rm aitia tokens add …` can create the tokens file.

@@ -7,11 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countingDriver } from '../src/graph/counting-driver.js';
-import { upsertEdges, upsertResources } from '../src/graph/index.js';
+import { countingDriver } from '../src/graph/driver.js';
+import { upsertEdges } from '../src/graph/edges.js';
+import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';
 import { createHttpServer, listen } from '../src/server/http.js';
-import { TokenStore, addToken } from '../src/server/tokens.js';
+import { addToken, TokenStore } from '../src/server/tokens.js';
 import { benchNeo4j, fmt, percentile, timeEach } from './support.js';
 
 const RESOURCES = 2_000;

@@ -8,11 +8,10 @@
  */
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { attribute, candidateWindow, TRANSITION_TABLE, type Transition } from '../correlator/index.js';
+import { attribute, candidateWindow, TRANSITION_TABLE } from '../correlator/index.js';
+import type { Transition } from '../src/model/index.js';
 import { explainStoredTransition } from '../correlator/runner.js';
-import { eventFromProperties } from '../src/graph/event-record.js';
-import { findCandidateEvents } from '../src/graph/event-queries.js';
-import { upsertEvents } from '../src/graph/events.js';
+import { eventFromProperties, findCandidateEvents, upsertEvents } from '../src/graph/events.js';
 import type { EventRecord } from '../src/model/events.js';
 import { benchNeo4j, fmt, percentile, timeEach } from './support.js';
 

@@ -9,11 +9,12 @@
  * Options (environment): BENCH_BATCH_SIZE (default 1000), BENCH_RESOURCES, BENCH_EDGES,
  * BENCH_PER_ROW_ITEMS; NEO4J_URI to use an existing Neo4j instead of a throwaway embedded one.
  */
-import { upsertEdges, upsertResources } from '../src/graph/index.js';
-import { loadInventory, type InventoryRow } from '../src/ingest/inventory-load.js';
+import { upsertEdges } from '../src/graph/edges.js';
+import { upsertResources } from '../src/graph/resources.js';
+import { type InventoryRow, loadInventory } from '../src/ingest/inventory-load.js';
 import { createReport } from '../src/ingest/report.js';
 import type { EdgeInput, ResourceInput } from '../src/model/index.js';
-import { isoNow } from '../src/graph/values.js';
+import { isoNow } from '../src/graph/statements.js';
 import { benchNeo4j, fmt } from './support.js';
 
 const envInt = (name: string, dflt: number) => {

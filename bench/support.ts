@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
-import { createDriver, migrate } from '../src/graph/index.js';
-import { startEmbeddedNeo4j } from '../src/graph/embedded/index.js';
+import { createDriver } from '../src/graph/driver.js';
+import { migrate } from '../src/graph/migrations.js';
+import { startEmbeddedNeo4j } from '../src/graph/embedded/launcher.js';
 
 /** A Neo4j for a benchmark: NEO4J_URI when set, else a throwaway embedded one. */
 export async function benchNeo4j(): Promise<{ driver: Driver; via: string; stop(): Promise<void> }> {

@@ -1,16 +1,15 @@
-import type { EventRecord } from '../src/model/events.js';
-import { describeEvent, toAttributionEvent, whenPhrase } from './describe.js';
-import { findRequest } from './request-chains.js';
-import { compareCandidates, placeEvent, toMillis, type PlacedEvent } from './timing.js';
-import { expectedEventTypes } from './transition-table.js';
 import {
-  DEFAULT_ATTRIBUTE_OPTIONS,
-  type AttributeOptions,
   type Attribution,
   type ConsumedEvent,
+  type EventRecord,
+  noneAttribution,
   type Transition,
-  type TransitionTable,
-} from './types.js';
+} from '../src/model/index.js';
+import { describeEvent, toAttributionEvent, whenPhrase } from './describe.js';
+import { findRequest } from './request-chains.js';
+import { compareCandidates, type PlacedEvent, placeEvent, toMillis } from './timing.js';
+import { expectedEventTypes } from './transition-table.js';
+import { type AttributeOptions, DEFAULT_ATTRIBUTE_OPTIONS, type TransitionTable } from './types.js';
 
 /** Did the event end well enough to have done what it set out to do? (`running` has not failed yet.) */
 function succeeded(e: EventRecord): boolean {
@@ -90,28 +89,6 @@ export function attribute(
       ? `No task or event on this resource in the ${opts.lookbackSeconds} s before the change.`
       : `The ${inLookback.length} task(s)/event(s) on this resource in the ${opts.lookbackSeconds} s before the change already explain earlier ${transition.from} → ${transition.to} transitions.`;
   return noneAttribution(opts, inLookback.length, why);
-}
-
-/** An attribution that names no cause: `none`, with the reason (the narrative then says the cause is unknown). */
-export function noneAttribution(
-  opts: Pick<AttributeOptions, 'lookbackSeconds'>,
-  considered: number,
-  reason: string,
-): Attribution {
-  return {
-    confidence: 'none',
-    actor: null,
-    actorKind: null,
-    requestedBy: null,
-    executor: null,
-    executorKind: null,
-    events: [],
-    deltaSeconds: null,
-    expectedType: false,
-    consideredEvents: considered,
-    lookbackSeconds: opts.lookbackSeconds,
-    reason,
-  };
 }
 
 function build(

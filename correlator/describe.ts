@@ -1,5 +1,5 @@
 import type { EventRecord } from '../src/model/events.js';
-import type { AttributionEvent } from './types.js';
+import type { AttributionEvent } from '../src/model/index.js';
 
 /** Proxmox records are tasks, vCenter records events: say which. */
 export function recordNoun(provider: EventRecord['provider']): 'task' | 'event' {

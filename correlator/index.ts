@@ -1,6 +1,6 @@
 export * from './types.js';
 export { TRANSITION_TABLE, expectedEventTypes } from './transition-table.js';
-export { attribute, consumedBy, noneAttribution } from './attribute.js';
+export { attribute, consumedBy } from './attribute.js';
 export { narrate, type NarrativeOptions, type NarrativeResource, type NarrativeResult } from './narrative.js';
 export {
   REQUEST_CHAINS,

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { recordNoun, whenPhrase } from './describe.js';
 import { REQUEST_CHAINS } from './request-chains.js';
-import type { Attribution, AttributionEvent, Transition } from './types.js';
+import type { Attribution, AttributionEvent, Transition } from '../src/model/index.js';
 
 /** What the narrative names: kind, display name and id of the resource. */
 export interface NarrativeResource {

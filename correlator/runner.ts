@@ -1,20 +1,24 @@
 import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../src/graph/conditions.js';
-import { findCandidateEvents, findNodeEvents } from '../src/graph/event-queries.js';
-import { hostOf } from '../src/graph/resource-host.js';
-import type { ResourceRecord } from '../src/graph/resource-record.js';
+import { findCandidateEvents, findNodeEvents } from '../src/graph/events.js';
+import { hostOf } from '../src/graph/resource-queries.js';
+import { type Attribution, noneAttribution, type ResourceRecord, type Transition } from '../src/model/index.js';
 import { getResourceById } from '../src/graph/resources.js';
-import { getTransition } from '../src/graph/transition-queries.js';
-import type { TransitionRecord } from '../src/graph/transition-record.js';
-import { consumedEventsOf, createTransition, transitionId } from '../src/graph/transitions.js';
+import {
+  consumedEventsOf,
+  createTransition,
+  getTransition,
+  transitionId,
+  type TransitionRecord,
+} from '../src/graph/transitions.js';
 import type { Kind } from '../src/model/kinds.js';
 import type { EventRecord } from '../src/model/events.js';
-import type { SuppressionMode } from '../src/policy/schema.js';
+import type { SuppressionMode } from '../src/policy/policy-document.js';
 import { decideTransition } from '../src/policy/transition-gate.js';
-import { attribute, noneAttribution } from './attribute.js';
+import { attribute } from './attribute.js';
 import { narrate } from './narrative.js';
 import { TRANSITION_TABLE } from './transition-table.js';
-import { DEFAULT_ATTRIBUTE_OPTIONS, type Attribution, type Transition, type TransitionTable } from './types.js';
+import { DEFAULT_ATTRIBUTE_OPTIONS, type TransitionTable } from './types.js';
 import { candidateWindow, DEFAULT_MAX_TASK_SECONDS } from './window.js';
 
 /**

@@ -1,16 +1,18 @@
 import DataLoader from 'dataloader';
 import { filter, pipe } from 'graphql-yoga';
-import { narrate, type Attribution } from '../correlator/index.js';
+import { narrate } from '../correlator/index.js';
+import { type Attribution, badInput, type Kind, STATES, type StoredEventRecord } from '../src/model/index.js';
 import { stateAt } from '../correlator/state-at.js';
 import { explainStoredTransition } from '../correlator/runner.js';
-import { badInput } from '../src/errors.js';
 import type { Resolvers } from '../src/generated/graphql.js';
-import { getEventsByIds, listEvents } from '../src/graph/event-queries.js';
-import type { StoredEventRecord } from '../src/graph/event-record.js';
-import { getTransition, listTransitions, transitionHistoryAt } from '../src/graph/transition-queries.js';
-import type { TransitionRecord } from '../src/graph/transition-record.js';
+import { getEventsByIds, listEvents } from '../src/graph/events.js';
+import {
+  getTransition,
+  listTransitions,
+  transitionHistoryAt,
+  type TransitionRecord,
+} from '../src/graph/transitions.js';
 import { importVcenterEvents } from '../src/ingest/vcenter/events-import.js';
-import { STATES, type Kind } from '../src/model/index.js';
 import { decideTransition } from '../src/policy/transition-gate.js';
 import { audited } from '../src/server/audited.js';
 import type { RequestContext } from '../src/server/context.js';
@@ -101,7 +103,7 @@ export const attributionResolvers: Resolvers = {
         after: args.after,
       });
       return {
-        edges: page.transitions.map(({ transition, cursor }) => ({ cursor, node: transition })),
+        edges: page.nodes.map((node, i) => ({ cursor: page.cursors[i]!, node })),
         pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
       };
     },

@@ -1,5 +1,5 @@
 import { assertCan } from '../src/server/permissions.js';
-import { listAudit } from '../src/graph/index.js';
+import { listAudit } from '../src/graph/audit.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 
 export const auditResolvers: Resolvers = {

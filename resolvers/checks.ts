@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
-import { AitiaError, badInput, notFound } from '../src/errors.js';
-import { createCheck, getCheck, removeCheck, checksOfResources } from '../src/graph/checks.js';
-import { checkTarget, parseCreateCheckInput } from '../src/model/index.js';
+import { AitiaError, badInput, checkTarget, notFound, parseCreateCheckInput } from '../src/model/index.js';
+import { checksOfResources, createCheck, getCheck, removeCheck } from '../src/graph/checks.js';
 import { audited } from '../src/server/audited.js';
 import { assertCan } from '../src/server/permissions.js';
 import type { Resolvers } from '../src/generated/graphql.js';

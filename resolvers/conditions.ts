@@ -1,5 +1,4 @@
-import { conditionsOfMany } from '../src/graph/index.js';
-import { searchConditions } from '../src/graph/condition-search.js';
+import { conditionsOfMany, searchConditions } from '../src/graph/conditions.js';
 import { assertCan } from '../src/server/permissions.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { resolveRef } from './relationships.js';
@@ -22,10 +21,10 @@ export const conditionResolvers: Resolvers = {
         { resourceId, type: filter?.type ?? null, status: filter?.status ?? null, since: filter?.since ?? null },
         { first: first ?? 50, after: after ?? null },
       );
-      const edges = page.conditions.map((node, i) => ({ cursor: page.cursors[i]!, node }));
+      const edges = page.nodes.map((node, i) => ({ cursor: page.cursors[i]!, node }));
       return {
         edges,
-        nodes: page.conditions,
+        nodes: page.nodes,
         pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null },
       };
     },
@@ -35,7 +34,7 @@ export const conditionResolvers: Resolvers = {
         const r = await resolveRef(ctx.driver, resourceId, 'resourceId');
         return (await conditionsOfMany(ctx.driver, [r.id], 'open')).get(r.id) ?? [];
       }
-      return (await searchConditions(ctx.driver, { status: 'open' }, { first: OPEN_LIMIT })).conditions;
+      return (await searchConditions(ctx.driver, { status: 'open' }, { first: OPEN_LIMIT })).nodes;
     },
   },
 };

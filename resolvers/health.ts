@@ -1,5 +1,5 @@
 import { assertCan } from '../src/server/permissions.js';
-import { healthSummary } from '../src/graph/index.js';
+import { healthSummary } from '../src/graph/resource-queries.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { resolveRef } from './relationships.js';
 

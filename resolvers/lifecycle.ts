@@ -1,6 +1,6 @@
-import { badInput } from '../src/errors.js';
+import { badInput } from '../src/model/index.js';
 import type { Resolvers } from '../src/generated/graphql.js';
-import { setResourceLifecycle } from '../src/graph/index.js';
+import { setResourceLifecycle } from '../src/graph/resources.js';
 import { planLifecycleChange } from '../src/policy/index.js';
 import { audited } from '../src/server/audited.js';
 import { resolveInputResource } from '../src/server/gate-target.js';

@@ -1,13 +1,13 @@
-import { AitiaError } from '../src/errors.js';
+import { AitiaError } from '../src/model/index.js';
 import type { Resolvers } from '../src/generated/graphql.js';
-import { writeAudit } from '../src/graph/index.js';
+import { writeAudit } from '../src/graph/audit.js';
 import {
   classifyAction,
+  type Decision,
   isBlocked,
+  type LoadedPolicy,
   resolveEntityType,
   viewPolicy,
-  type Decision,
-  type LoadedPolicy,
 } from '../src/policy/index.js';
 import { parseClassifyInput } from '../src/server/classify-request.js';
 import type { RequestContext } from '../src/server/context.js';

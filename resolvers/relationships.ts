@@ -1,16 +1,11 @@
 import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
-import {
-  createRelationship,
-  IMPACT_TYPES,
-  relationsOf,
-  removeRelationship,
-  resolveResource,
-  traverse,
-} from '../src/graph/index.js';
+import { createRelationship, relationsOf, removeRelationship } from '../src/graph/edges.js';
+import { IMPACT_TYPES, traverse } from '../src/graph/traversal.js';
+import { resolveResource } from '../src/graph/resources.js';
 import { checkNewInboundEdge } from '../src/policy/index.js';
 import type { Driver } from 'neo4j-driver';
-import { AitiaError, badInput } from '../src/errors.js';
+import { AitiaError, badInput } from '../src/model/index.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import type { RequestContext } from '../src/server/context.js';
 

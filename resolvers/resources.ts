@@ -1,8 +1,8 @@
 import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
-import { listResources, resolveResource, updateAttributes } from '../src/graph/index.js';
-import { badInput } from '../src/errors.js';
-import { KIND_LABELS, type Kind } from '../src/model/index.js';
+import { listResources } from '../src/graph/resource-queries.js';
+import { resolveResource, updateAttributes } from '../src/graph/resources.js';
+import { badInput, type Kind, KIND_LABELS } from '../src/model/index.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 
 /** GraphQL type per kind (`... on Vm { state }`): the same names as the kinds' Neo4j labels. */

@@ -39,7 +39,7 @@ export const ENV_SCHEMA = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Policy YAML for the gate. Default: the shipped policy/default.yaml.'),
+    .describe('Policy YAML for the gate. Default: the shipped config/policy.yaml.'),
   AITIA_PROXMOX_URL: z
     .string()
     .regex(/^https?:\/\/[^\s/]+(:\d+)?\/?$/, 'must be the API base, e.g. https://pve1.lan:8006')

@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { COMMANDS } from './cli/index.js';
-import type { CliContext } from './cli/context.js';
+import { openConfiguredGraph, type CliContext } from './cli/context.js';
 import { ConfigError, loadConfig } from './config.js';
 import { helpText } from './cli/help.js';
-import { AitiaError } from './errors.js';
-import { openGraph } from './graph/connect.js';
+import { AitiaError } from './model/index.js';
 import { createLogger } from './log.js';
 import { packageVersion } from './package-root.js';
 
@@ -28,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx: CliContext = {
     config,
     log,
-    openGraph: () => openGraph(config, log),
+    openGraph: () => openConfiguredGraph(config, log),
     print: (line) => console.error(line),
   };
   return command.run(argv[0] === name ? argv.slice(1) : argv, ctx);

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { GraphHandle } from '../graph/connect.js';
+import { openGraph, type GraphHandle } from '../graph/driver.js';
 import type { Logger } from '../log.js';
 
 /** What every CLI command gets: parsed config, a logger, and a way to open the graph. */
@@ -17,4 +17,12 @@ export interface CliCommand {
   summary: string;
   usage: string;
   run(args: string[], ctx: CliContext): Promise<number>;
+}
+
+/** Opens the graph the configuration names (NEO4J_URI, else the embedded one under AITIA_DATA_DIR). */
+export function openConfiguredGraph(config: Config, log: Logger): Promise<GraphHandle> {
+  const { uri, user, password } = config.neo4j;
+  return openGraph({ external: uri ? { uri, user, password } : undefined, dataDir: config.dataDir }, (msg, detail) =>
+    log.info(detail ?? {}, msg),
+  );
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { AitiaError } from '../errors.js';
+import { AitiaError } from '../model/index.js';
 import { importVcenterEvents } from '../ingest/vcenter/events-import.js';
 import type { CliCommand } from './context.js';
 

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { AitiaError } from '../errors.js';
-import { listMissingResources } from '../graph/staleness.js';
+import { AitiaError, ProviderSchema } from '../model/index.js';
+import { listMissingResources } from '../graph/resources.js';
 import { resolveManifestsAs } from '../ingest/identity/manifests-as.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { IngestReport } from '../ingest/report.js';
 import { vcenterInventoryPass } from '../ingest/vcenter/inventory-pass.js';
-import { ProviderSchema } from '../model/index.js';
 import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
 import { formatStatePoll, runProxmoxStatePoll, statePollPass, suppressionFromPolicy } from '../scheduler/state-poll.js';
 import type { CliCommand, CliContext } from './context.js';

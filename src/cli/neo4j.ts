@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { resolveClasspath, startEmbeddedNeo4j } from '../graph/embedded/index.js';
+import { resolveClasspath } from '../graph/embedded/classpath.js';
+import { startEmbeddedNeo4j } from '../graph/embedded/launcher.js';
 import type { CliCommand } from './context.js';
 
 /** `aitia neo4j prepare|start`: build the embedded launcher (Maven, cached) or run it alone. */

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { runDemo } from '../demo/run-demo.js';
-import { AitiaError } from '../errors.js';
-import { openGraph } from '../graph/connect.js';
+import { AitiaError } from '../model/index.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
@@ -12,8 +11,8 @@ import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
 import { statePollPass } from '../scheduler/state-poll.js';
 import { createHttpServer, listen } from '../server/http.js';
-import { TokenStore, ensureDevTokens } from '../server/tokens.js';
-import type { CliCommand, CliContext } from './context.js';
+import { ensureDevTokens, TokenStore } from '../server/tokens.js';
+import { openConfiguredGraph, type CliCommand, type CliContext } from './context.js';
 
 /**
  * The demo keeps to itself: its own embedded Neo4j under $AITIA_DATA_DIR/demo and fresh tokens
@@ -52,7 +51,7 @@ export const serveCommand: CliCommand = {
     if (demo) rmSync(config.tokensFile, { force: true });
     printNewTokens(config, ctx, demo);
     const tokens = new TokenStore(config.tokensFile);
-    const graph = await (demo ? openGraph(config, log) : ctx.openGraph());
+    const graph = await (demo ? openConfiguredGraph(config, log) : ctx.openGraph());
     if (demo) await runDemo(graph.driver, { suppression: policy.policy.attribution.suppression, print: ctx.print });
     const server = createHttpServer(
       { driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds },

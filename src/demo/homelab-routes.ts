@@ -4,8 +4,8 @@ import { loadRecordedRoutes, type RecordedResponse, type RouteTable } from './pr
 import { taskEntry, taskListResponder } from './proxmox-tasks.js';
 import type { GuestChange, StoryStep } from './story.js';
 
-/** The recorded API answers of the demo cluster (demo/homelab/, one file per request). */
-export const HOMELAB_RECORDINGS = (): string => join(findPackageRoot(), 'demo', 'homelab');
+/** The recorded API answers of the demo cluster (recordings/proxmox-homelab/, one file per request). */
+export const HOMELAB_RECORDINGS = (): string => join(findPackageRoot(), 'recordings', 'proxmox-homelab');
 
 const NODES = ['pve1', 'pve2', 'pve3'] as const;
 

@@ -1,13 +1,12 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { createRelationship, upsertResources } from '../graph/index.js';
-import { resetScope } from '../graph/scope-reset.js';
-import type { TransitionRecord } from '../graph/transition-record.js';
+import { createRelationship } from '../graph/edges.js';
+import { resetScope, resolveResource, upsertResources } from '../graph/resources.js';
+import type { TransitionRecord } from '../graph/transitions.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { resourceId } from '../model/index.js';
-import type { SuppressionMode } from '../policy/schema.js';
+import type { SuppressionMode } from '../policy/policy-document.js';
 import { runProxmoxStatePoll } from '../scheduler/state-poll.js';
-import { resolveResource } from '../graph/resources.js';
 import { HomelabRoutes } from './homelab-routes.js';
 import { startProxmoxStandin } from './proxmox-standin.js';
 import { BASELINE_AT, DEMO_CLUSTER, DEMO_SERVICES, STORY } from './story.js';

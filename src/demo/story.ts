@@ -2,7 +2,7 @@ import type { TaskSpec } from './proxmox-tasks.js';
 
 /**
  * The demo's homelab day, as data: a 3-node Proxmox cluster `homelab` (recordings in
- * demo/homelab/) and four things that happen to it. Each step says when the scheduler polls, the
+ * recordings/proxmox-homelab/) and four things that happen to it. Each step says when the scheduler polls, the
  * tasks the nodes have logged by then, and how the recorded API answers change. Nothing here is
  * special-cased downstream: the steps go through the real task ingest, inventory sync, correlator
  * and gate.

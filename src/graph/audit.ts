@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Driver } from 'neo4j-driver';
-import { badInput } from '../errors.js';
-import { int, isoNow, toPlain } from './values.js';
-import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
+import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 
 /** One mutation as it was asked and answered. */
 export interface AuditEntry {
@@ -39,10 +37,13 @@ export interface AuditFilter {
 }
 
 /** Newest first; keyset paging on (at, id). */
-export async function listAudit(driver: Driver, filter: AuditFilter, page: { first: number; after?: string | null }) {
-  if (!Number.isInteger(page.first) || page.first < 1 || page.first > 500)
-    throw badInput('first', `must be an integer from 1 to 500, got ${page.first}`);
-  const cursor = page.after ? decodeTimeCursor(page.after, 'auditLog') : null;
+/** The audit log, newest first, keyset-paginated (`first` 1–500). */
+export async function listAudit(
+  driver: Driver,
+  filter: AuditFilter,
+  page: { first: number; after?: string | null },
+): Promise<KeysetPage<AuditEntry>> {
+  const keyset = newestFirst(page, 'auditLog');
   const { records } = await driver.executeQuery(
     `MATCH (a:AuditEntry)
      WHERE ($principal IS NULL OR a.principal = $principal)
@@ -50,7 +51,7 @@ export async function listAudit(driver: Driver, filter: AuditFilter, page: { fir
        AND ($targetId IS NULL OR $targetId IN a.targetIds)
        AND ($outcome IS NULL OR a.outcome = $outcome)
        AND ($since IS NULL OR a.at >= datetime($since))
-       AND ($afterAt IS NULL OR a.at < datetime($afterAt) OR (a.at = datetime($afterAt) AND a.id < $afterId))
+       AND ${keyset.before('a', 'at')}
      RETURN properties(a) AS a ORDER BY a.at DESC, a.id DESC LIMIT $limit`,
     {
       principal: filter.principal ?? null,
@@ -58,18 +59,12 @@ export async function listAudit(driver: Driver, filter: AuditFilter, page: { fir
       targetId: filter.targetId ?? null,
       outcome: filter.outcome ?? null,
       since: filter.since ?? null,
-      afterAt: cursor?.at ?? null,
-      afterId: cursor?.id ?? null,
-      limit: int(page.first + 1),
+      ...keyset.params,
     },
     { routing: 'READ' },
   );
-  const all = records.map((r) => toPlain(r.get('a')) as AuditEntry);
-  const nodes = all.slice(0, page.first);
-  const last = nodes[nodes.length - 1];
-  return {
-    nodes,
-    hasNextPage: all.length > page.first,
-    endCursor: last ? encodeTimeCursor(last.at, last.id) : null,
-  };
+  return keyset.cut(
+    records.map((r) => toPlain(r.get('a')) as AuditEntry),
+    (e) => e,
+  );
 }

@@ -1,8 +1,17 @@
+import {
+  type CheckDefinition,
+  type CheckKind,
+  type CheckRecord,
+  type CheckResult,
+  CheckResultSchema,
+  type FlapCounters,
+  type Health,
+  HealthSchema,
+  notFound,
+} from '../model/index.js';
 import { createHash } from 'node:crypto';
 import type { Driver } from 'neo4j-driver';
-import { notFound } from '../errors.js';
-import { CheckResultSchema, type CheckDefinition, type CheckKind, type CheckResult } from '../model/index.js';
-import { toPlain } from './values.js';
+import { inBatches, int, toPlain } from './statements.js';
 
 /**
  * The Check repository: `(:Check {id, resourceId, kind, spec (JSON), intervalSeconds, critical,
@@ -11,31 +20,6 @@ import { toPlain } from './values.js';
  * no result nodes to prune. The flap counters are the state of the two debouncing machines
  * (failing; unreachable) so a restart continues where it stopped.
  */
-
-/** The stored state of one debouncing machine (mirrors scheduler/flap-state.ts). */
-export interface FlapCounters {
-  active: boolean;
-  failStreak: number;
-  passStreak: number;
-}
-
-/** A Check as reads return it. */
-export interface CheckRecord {
-  id: string;
-  resourceId: string;
-  kind: CheckKind;
-  spec: Record<string, unknown>;
-  intervalSeconds: number;
-  critical: boolean;
-  createdBy: string;
-  createdAt: string;
-  nextDueAt: string | null;
-  lastRunAt: string | null;
-  /** Newest first, at most the history size. */
-  results: CheckResult[];
-  failing: FlapCounters;
-  unreachable: FlapCounters;
-}
 
 function parseResults(raw: unknown): CheckResult[] {
   if (!Array.isArray(raw)) return [];
@@ -172,4 +156,194 @@ export async function checksOfResources(
     else out.set(c.resourceId, [c]);
   }
   return out;
+}
+
+/** A due check with the properties of the resource it checks (the state checks read them). */
+export interface DueCheck {
+  check: CheckRecord;
+  resource: Record<string, unknown>;
+}
+
+/**
+ * Checks whose `nextDueAt` has come (oldest due first, at most `limit`), with their resource's
+ * properties, in one query on the `nextDueAt` index. `all` ignores due times (tests; "check now").
+ */
+export async function dueChecks(
+  driver: Driver,
+  options: { now: string; limit: number; all?: boolean },
+): Promise<DueCheck[]> {
+  // Two fixed statements rather than `$all OR …`, so the due one can range-scan the nextDueAt index.
+  const where = options.all === true ? '' : 'WHERE c.nextDueAt <= datetime($now)';
+  const { records } = await driver.executeQuery(
+    `MATCH (c:Check) ${where}
+     WITH c ORDER BY c.nextDueAt, c.id LIMIT $limit
+     MATCH (c)-[:CHECKS]->(r:Resource)
+     RETURN properties(c) AS c, properties(r) AS r`,
+    { now: options.now, limit: int(options.limit) },
+    { routing: 'READ' },
+  );
+  return records.map((rec) => ({
+    check: checkFromProperties(rec.get('c')),
+    resource: rec.get('r') as Record<string, unknown>,
+  }));
+}
+
+/** One run's outcome to store on its check. */
+export interface CheckRunRow {
+  checkId: string;
+  result: CheckResult;
+  nextDueAt: string;
+  failing: FlapCounters;
+  unreachable: FlapCounters;
+}
+
+/**
+ * Stores a batch of runs in one statement: prepends each result to the check's bounded history
+ * (keeping `historySize`), sets the next due time and the flap counters. A check removed while
+ * it ran simply matches nothing.
+ */
+export async function recordCheckRuns(
+  driver: Driver,
+  rows: readonly CheckRunRow[],
+  historySize: number,
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const { records } = await driver.executeQuery(
+    `UNWIND $rows AS row
+     MATCH (c:Check {id: row.id})
+     SET c.results = ([row.result] + coalesce(c.results, []))[..$n],
+         c.lastRunAt = datetime(row.at), c.nextDueAt = datetime(row.nextDueAt), c.lastStatus = row.status,
+         c.failing = row.f.active, c.failingFailStreak = row.f.failStreak, c.failingPassStreak = row.f.passStreak,
+         c.unreachable = row.u.active, c.unreachableFailStreak = row.u.failStreak, c.unreachablePassStreak = row.u.passStreak
+     RETURN count(c) AS n`,
+    {
+      n: int(historySize),
+      rows: rows.map((r) => ({
+        id: r.checkId,
+        result: JSON.stringify(r.result),
+        at: r.result.at,
+        status: r.result.status,
+        nextDueAt: r.nextDueAt,
+        f: { active: r.failing.active, failStreak: int(r.failing.failStreak), passStreak: int(r.failing.passStreak) },
+        u: {
+          active: r.unreachable.active,
+          failStreak: int(r.unreachable.failStreak),
+          passStreak: int(r.unreachable.passStreak),
+        },
+      })),
+    },
+  );
+  return Number(records[0]?.get('n') ?? 0);
+}
+
+/**
+ * Whole-graph look-ups the health scheduler runs each tick to keep conditions and health true
+ * when checks come and go (a removed check cannot report its own removal). Each is bounded.
+ */
+
+/** Resources that are not missing/destroyed, have no check and no open `unmonitored` condition. */
+export async function unmonitoredResourceIds(driver: Driver, limit: number): Promise<string[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource)
+     WHERE NOT coalesce(r.lifecycle, 'active') IN ['missing', 'destroyed']
+       AND NOT EXISTS { (r)<-[:CHECKS]-(:Check) }
+       AND NOT EXISTS { (r)<-[:CONDITION_OF]-(:Condition {type: 'unmonitored', status: 'open'}) }
+     RETURN r.id AS id ORDER BY id LIMIT $limit`,
+    { limit: int(limit) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => String(r.get('id')));
+}
+
+/** Open `unmonitored` conditions that no longer apply: the resource has a check now, or is gone. */
+export async function staleUnmonitored(
+  driver: Driver,
+  limit: number,
+): Promise<Array<{ resourceId: string; checkIds: string[]; lifecycle: string }>> {
+  const { records } = await driver.executeQuery(
+    `MATCH (:Condition {type: 'unmonitored', status: 'open'})-[:CONDITION_OF]->(r:Resource)
+     WITH DISTINCT r, [(r)<-[:CHECKS]-(k:Check) | k.id] AS checkIds
+     WHERE size(checkIds) > 0 OR coalesce(r.lifecycle, 'active') IN ['missing', 'destroyed']
+     RETURN r.id AS id, checkIds, coalesce(r.lifecycle, 'active') AS lifecycle ORDER BY id LIMIT $limit`,
+    { limit: int(limit) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => ({
+    resourceId: String(r.get('id')),
+    checkIds: r.get('checkIds') as string[],
+    lifecycle: String(r.get('lifecycle')),
+  }));
+}
+
+/** Which check flag keeps which scheduler-opened condition type open. */
+const FLAG_OF = { check_failing: 'failing', unreachable: 'unreachable' } as const;
+
+/**
+ * Open conditions of `type` that the scheduler opened (its evidence carries `marker`) on
+ * resources where no check has the matching flag any more: their checks were removed.
+ */
+export async function orphanedCheckConditions(
+  driver: Driver,
+  type: keyof typeof FLAG_OF,
+  marker: string,
+  limit: number,
+): Promise<string[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (c:Condition {type: $type, status: 'open'})-[:CONDITION_OF]->(r:Resource)
+     WHERE c.evidence CONTAINS $marker AND NOT EXISTS { MATCH (k:Check)-[:CHECKS]->(r) WHERE k[$flag] = true }
+     RETURN DISTINCT r.id AS id ORDER BY id LIMIT $limit`,
+    { type, marker, flag: FLAG_OF[type], limit: int(limit) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => String(r.get('id')));
+}
+
+/** Resources whose health was derived from checks they no longer have: health must return to unknown. */
+export async function healthWithoutChecks(driver: Driver, limit: number): Promise<string[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource)
+     WHERE r.health IS NOT NULL AND r.health <> 'unknown' AND NOT EXISTS { (r)<-[:CHECKS]-(:Check) }
+     RETURN r.id AS id ORDER BY id LIMIT $limit`,
+    { limit: int(limit) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => String(r.get('id')));
+}
+
+/** One resource's derived health, as the scheduler decided it. */
+export interface HealthRow {
+  resourceId: string;
+  health: Health;
+  /** Status summary, e.g. "degraded: 1 pass, 1 fail, 0 unknown — …". */
+  lastCheck: string;
+  /** When it was derived (ISO-8601). */
+  at: string;
+}
+
+/**
+ * THE writer of health: sets `health`, `last_check` and `lastCheckAt` on resources, batched.
+ * Nothing else in aitia writes these properties (a unit test scans the sources; an e2e test runs
+ * every GraphQL mutation and checks they are unchanged). Only the health scheduler calls it.
+ */
+export async function writeHealth(
+  driver: Driver,
+  rows: readonly HealthRow[],
+  options: { batchSize?: number } = {},
+): Promise<number> {
+  for (const [i, r] of rows.entries()) {
+    if (!HealthSchema.safeParse(r.health).success)
+      throw new Error(`writeHealth rows[${i}].health: not a health value: ${String(r.health)}`);
+  }
+  let written = 0;
+  await inBatches(rows, options.batchSize ?? 1000, async (batch) => {
+    const { records } = await driver.executeQuery(
+      `UNWIND $rows AS row
+       MATCH (r:Resource {id: row.id})
+       SET r.health = row.health, r.last_check = row.lastCheck, r.lastCheckAt = datetime(row.at)
+       RETURN count(r) AS n`,
+      { rows: batch.map((r) => ({ id: r.resourceId, health: r.health, lastCheck: r.lastCheck, at: r.at })) },
+    );
+    written += Number(records[0]?.get('n') ?? 0);
+  });
+  return written;
 }

@@ -1,16 +1,60 @@
-import type { Driver, ManagedTransaction } from 'neo4j-driver';
-import { DateTime } from 'luxon';
-import { badInput, notFound } from '../errors.js';
 import {
+  badInput,
+  CONDITION_STATUSES,
   CONDITION_TYPES,
-  ConditionStatusSchema,
-  ConditionTypeSchema,
+  type ConditionRecord,
   type ConditionStatus,
   type ConditionType,
+  ConditionTypeSchema,
+  groupBy,
+  notFound,
 } from '../model/index.js';
-import { conditionFromProperties, type ConditionRecord } from './condition-queries.js';
-import { int, isoNow } from './values.js';
-import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
+import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { DateTime } from 'luxon';
+
+function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? null;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/** Builds a record from a Condition node's properties (evidence/attribution are stored as JSON text). */
+export function conditionFromProperties(raw: unknown): ConditionRecord {
+  const p = toPlain(raw) as Record<string, unknown>;
+  return {
+    id: String(p.id),
+    type: String(p.type),
+    status: p.status === 'resolved' ? 'resolved' : 'open',
+    resourceId: String(p.resourceId),
+    openedAt: String(p.openedAt),
+    resolvedAt: (p.resolvedAt as string | null) ?? null,
+    evidence: parseJson(p.evidence),
+    attribution: parseJson(p.attribution),
+  };
+}
+
+/** Conditions of many resources in one query (for DataLoaders), newest first. */
+export async function conditionsOfMany(
+  driver: Driver,
+  resourceIds: readonly string[],
+  status: 'open' | 'resolved' | null,
+): Promise<Map<string, ConditionRecord[]>> {
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS rid
+     MATCH (c:Condition) WHERE c.resourceId = rid AND ($status IS NULL OR c.status = $status)
+     RETURN properties(c) AS c ORDER BY c.openedAt DESC`,
+    { ids: [...new Set(resourceIds)], status },
+    { routing: 'READ' },
+  );
+  return groupBy(
+    records.map((r) => conditionFromProperties(r.get('c'))),
+    (c) => c.resourceId,
+  );
+}
 
 /**
  * The Condition repository (write side; reads for DataLoaders are in condition-queries.ts):
@@ -103,51 +147,48 @@ export async function resolveCondition(
     : { condition: null, resolved: false };
 }
 
-/** A page of conditions, newest first. */
-export interface ConditionPage {
-  conditions: ConditionRecord[];
-  endCursor: string | null;
-  hasNextPage: boolean;
+/** The filter of the `conditions` query. */
+export interface ConditionSearch {
+  resourceId?: string | null;
+  type?: ConditionType | null;
+  status?: ConditionStatus | null;
+  /** Only conditions open at some moment at or after this time: still open, or resolved since. */
+  since?: string | null;
 }
 
-/** Lists conditions by resource, type and status, newest first, `first` at a time (max 500). */
-export async function listConditions(
+/**
+ * Conditions newest first (openedAt, then id), `first` at a time (1–500), keyset-paginated so a
+ * page boundary never skips or repeats a condition. Every bad argument is BAD_USER_INPUT naming it.
+ */
+export async function searchConditions(
   driver: Driver,
-  options: {
-    resourceId?: string | null;
-    type?: ConditionType | null;
-    status?: ConditionStatus | null;
-    first?: number;
-    after?: string | null;
-  } = {},
-): Promise<ConditionPage> {
-  if (options.type) checkType(options.type);
-  if (options.status && !ConditionStatusSchema.safeParse(options.status).success)
-    throw badInput('status', 'must be open or resolved');
-  const first = options.first ?? 50;
-  if (!Number.isInteger(first) || first < 1 || first > 500) throw badInput('first', 'must be an integer from 1 to 500');
-  const cursor = options.after ? decodeTimeCursor(options.after, 'this list') : null;
+  filter: ConditionSearch,
+  page: { first: number; after?: string | null },
+): Promise<KeysetPage<ConditionRecord>> {
+  if (filter.type && !(CONDITION_TYPES as readonly string[]).includes(filter.type))
+    throw badInput('filter.type', `must be one of ${CONDITION_TYPES.join(', ')}`);
+  if (filter.status && !(CONDITION_STATUSES as readonly string[]).includes(filter.status))
+    throw badInput('filter.status', 'must be open or resolved');
+  if (filter.since && !DateTime.fromISO(filter.since).isValid)
+    throw badInput('filter.since', 'must be an ISO-8601 timestamp');
+  const keyset = newestFirst(page, 'conditions');
   const { records } = await driver.executeQuery(
     `MATCH (c:Condition)
      WHERE ($rid IS NULL OR c.resourceId = $rid) AND ($type IS NULL OR c.type = $type) AND ($status IS NULL OR c.status = $status)
-       AND ($afterAt IS NULL OR c.openedAt < datetime($afterAt) OR (c.openedAt = datetime($afterAt) AND c.id < $afterId))
+       AND ($since IS NULL OR c.resolvedAt IS NULL OR c.resolvedAt >= datetime($since))
+       AND ${keyset.before('c', 'openedAt')}
      RETURN properties(c) AS c ORDER BY c.openedAt DESC, c.id DESC LIMIT $limit`,
     {
-      rid: options.resourceId ?? null,
-      type: options.type ?? null,
-      status: options.status ?? null,
-      afterAt: cursor?.at ?? null,
-      afterId: cursor?.id ?? null,
-      limit: int(first + 1),
+      rid: filter.resourceId ?? null,
+      type: filter.type ?? null,
+      status: filter.status ?? null,
+      since: filter.since ?? null,
+      ...keyset.params,
     },
     { routing: 'READ' },
   );
-  const all = records.map((r) => conditionFromProperties(r.get('c')));
-  const page = all.slice(0, first);
-  const last = page[page.length - 1];
-  return {
-    conditions: page,
-    hasNextPage: all.length > first,
-    endCursor: last ? encodeTimeCursor(last.openedAt, last.id) : null,
-  };
+  return keyset.cut(
+    records.map((r) => conditionFromProperties(r.get('c'))),
+    (c) => ({ at: c.openedAt, id: c.id }),
+  );
 }

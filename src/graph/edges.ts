@@ -1,16 +1,40 @@
-import type { Driver, ManagedTransaction } from 'neo4j-driver';
-import { badInput, notFound } from '../errors.js';
 import {
-  RELATIONSHIP_TYPES,
-  RelationshipTypeSchema,
-  refusePair,
+  badInput,
+  type EdgeConfidence,
   type EdgeInput,
+  type EdgeRecord,
+  groupBy,
   type Kind,
+  notFound,
+  type Provenance,
+  refusePair,
+  RELATIONSHIP_TYPES,
   type RelationshipType,
+  RelationshipTypeSchema,
 } from '../model/index.js';
-import { EDGE_PROJECTION, edgeFromRow, type EdgeRecord } from './edge-record.js';
-import { isoNow } from './values.js';
-import { groupBy } from '../util/group-by.js';
+import { inBatches, isoNow, toPlain } from './statements.js';
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
+
+/** Cypher projection for `(a)-[e]->(b)`, used by every edge read. */
+export const EDGE_PROJECTION = '{type: type(e), fromId: a.id, toId: b.id, props: properties(e)}';
+
+export function edgeFromRow(raw: unknown): EdgeRecord {
+  const row = toPlain(raw) as { type: RelationshipType; fromId: string; toId: string; props: Record<string, unknown> };
+  const p = row.props;
+  return {
+    type: row.type,
+    fromId: row.fromId,
+    toId: row.toId,
+    provenance: p.provenance as Provenance,
+    source: String(p.source ?? ''),
+    rule: (p.rule as string | null) ?? null,
+    confidence: (p.confidence as EdgeConfidence | null) ?? null,
+    evidence: (p.evidence as string | null) ?? null,
+    firstSeen: (p.firstSeen as string | null) ?? null,
+    lastSeen: (p.lastSeen as string | null) ?? null,
+    missingSince: (p.missingSince as string | null) ?? null,
+  };
+}
 
 /**
  * An edge is owned by whoever asserted it: it is keyed on (from, type, to, provenance, source), so
@@ -80,19 +104,17 @@ export async function upsertEdges(
   }
   const byType = groupBy(valid, (e) => e.type);
   const now = options.observedAt ?? isoNow();
-  const size = options.batchSize ?? 1000;
   for (const [type, rows] of byType) {
-    for (let i = 0; i < rows.length; i += size) {
-      const batch = rows.slice(i, i + size).map(edgeParams);
+    await inBatches(rows, options.batchSize ?? 1000, async (batch) => {
       // Batches return only the created flags: ingest does not need every edge echoed back.
       const res = await driver.executeQuery(mergeCypher(type, 'created'), {
-        rows: batch,
+        rows: batch.map(edgeParams),
         now,
         tag: options.updateTag ?? null,
       });
       result.written += res.records.length;
       result.created += res.records.filter((r) => r.get('created')).length;
-    }
+    });
   }
   return result;
 }
@@ -212,4 +234,34 @@ export async function removeRelationship(
   } finally {
     await session.close();
   }
+}
+
+/**
+ * Removes inferred edges asserted by one resolver `source` (optionally only one `rule`), and
+ * nothing else: observed edges (a provider's) and declared ones (a principal's) are never matched,
+ * whatever their source says. `exceptTag` keeps the edges a resolver run just (re)asserted, so a
+ * run withdraws exactly what it no longer infers; `idPrefixes` confines it to edges whose both ends
+ * lie under one of the prefixes.
+ */
+export async function withdrawInferredEdges(
+  driver: Driver,
+  options: { source: string; rule?: string | null; exceptTag?: string | null; idPrefixes?: readonly string[] | null },
+): Promise<{ withdrawn: number }> {
+  if (options.source.trim() === '') throw new Error('withdrawInferredEdges: source must not be empty');
+  const { records } = await driver.executeQuery(
+    `MATCH (a:Resource)-[e]->(b:Resource)
+     WHERE e.provenance = 'inferred' AND e.source = $source
+       AND ($rule IS NULL OR e.rule = $rule)
+       AND ($except IS NULL OR coalesce(e.updateTag, '') <> $except)
+       AND ($prefixes IS NULL OR (any(p IN $prefixes WHERE a.id STARTS WITH p) AND any(p IN $prefixes WHERE b.id STARTS WITH p)))
+     DELETE e
+     RETURN count(*) AS n`,
+    {
+      source: options.source,
+      rule: options.rule ?? null,
+      except: options.exceptTag ?? null,
+      prefixes: options.idPrefixes ? [...options.idPrefixes] : null,
+    },
+  );
+  return { withdrawn: Number(records[0]?.get('n') ?? 0) };
 }

@@ -1,9 +1,77 @@
+import {
+  type ActorKind,
+  ActorKindSchema,
+  badInput,
+  type EventRecord,
+  type EventType,
+  EventTypeSchema,
+  type Kind,
+  type StatusClass,
+  StatusClassSchema,
+  type StoredEventRecord,
+} from '../model/index.js';
+import { inBatches, int, isoNow, toPlain } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { badInput } from '../errors.js';
-import { ActorKindSchema, EventTypeSchema, StatusClassSchema, type EventRecord } from '../model/events.js';
-import { eventProperties } from './event-record.js';
-import { isoNow } from './values.js';
+
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Builds a record from an Event node's properties (datetimes come back as ISO-8601 UTC). */
+export function eventFromProperties(raw: unknown): StoredEventRecord {
+  const p = toPlain(raw) as Record<string, unknown>;
+  return {
+    id: String(p.id),
+    provider: p.provider === 'vcenter' ? 'vcenter' : 'proxmox',
+    resourceId: str(p.resourceId),
+    resourceKind: (str(p.resourceKind) as Kind | null) ?? null,
+    objectId: str(p.objectId),
+    hostId: str(p.hostId),
+    node: str(p.node),
+    sourceNode: str(p.sourceNode),
+    type: String(p.type) as EventType,
+    rawType: String(p.rawType),
+    actor: str(p.actor),
+    actorKind: String(p.actorKind) as ActorKind,
+    tokenId: str(p.tokenId),
+    startedAt: String(p.startedAt),
+    endedAt: str(p.endedAt),
+    statusClass: String(p.statusClass) as StatusClass,
+    statusText: str(p.statusText),
+    chainId: str(p.chainId),
+    message: str(p.message),
+    pid: num(p.pid),
+    pstart: num(p.pstart),
+    ingestedAt: str(p.ingestedAt),
+    updatedAt: str(p.updatedAt),
+  };
+}
+
+/**
+ * The properties written with `SET e += row.props`. Times travel beside them (converted to datetimes
+ * in Cypher); `resourceId` / `resourceKind` too, because a later read must not unset a known resource.
+ */
+export function eventProperties(e: EventRecord): Record<string, unknown> {
+  return {
+    provider: e.provider,
+    objectId: e.objectId,
+    hostId: e.hostId,
+    node: e.node,
+    sourceNode: e.sourceNode,
+    type: e.type,
+    rawType: e.rawType,
+    actor: e.actor,
+    actorKind: e.actorKind,
+    tokenId: e.tokenId,
+    statusClass: e.statusClass,
+    statusText: e.statusText,
+    chainId: e.chainId,
+    message: e.message,
+    // Integers, not Bolt floats: pid and pstart are identities, compared exactly.
+    pid: e.pid === null ? null : int(e.pid),
+    pstart: e.pstart === null ? null : int(e.pstart),
+  };
+}
 
 /**
  * The Event repository (write side; reads are in event-queries.ts): `(:Event {id})` per provider
@@ -92,12 +160,11 @@ export async function upsertEvents(
   validateEventRecords(events);
   // The same id twice in one call: the last one wins, as it would in two calls.
   const unique = [...new Map(events.map((e) => [e.id, e])).values()];
-  const size = Math.max(1, options.batchSize ?? 10_000);
   const now = options.at ?? isoNow();
   const result: UpsertEventsResult = { written: 0, created: 0, updated: 0, unlinkedResourceIds: [] };
   const unlinked = new Set<string>();
-  for (let i = 0; i < unique.length; i += size) {
-    const rows = unique.slice(i, i + size).map((e) => ({
+  await inBatches(unique, options.batchSize ?? 10_000, async (batch) => {
+    const rows = batch.map((e) => ({
       id: e.id,
       resourceId: e.resourceId,
       resourceKind: e.resourceKind,
@@ -113,7 +180,7 @@ export async function upsertEvents(
       const rid = r.get('rid') as string | null;
       if (rid && !r.get('linked')) unlinked.add(rid);
     }
-  }
+  });
   result.unlinkedResourceIds = [...unlinked].sort();
   return result;
 }
@@ -133,4 +200,99 @@ export async function linkEventsToResources(driver: Driver, resourceIds: readonl
     { ids: [...new Set(resourceIds)] },
   );
   return Number(records[0]?.get('n') ?? 0);
+}
+
+/** A range on `startedAt` (ISO-8601, inclusive), e.g. from correlator/window.ts candidateWindow(). */
+export interface StartRange {
+  from: string;
+  to: string;
+}
+
+// Two index seeks, never a label scan: events of the resource that started in the window
+// (event_resource_time), and its tasks still running that started before it (a migration or
+// backup can run for hours; event_resource_time again, bounded by the resource's own history, or
+// event_status). The pure core then places every interval against the observation.
+const CANDIDATES = `
+  CALL () {
+    MATCH (e:Event) WHERE e.resourceId = $rid AND e.startedAt >= datetime($from) AND e.startedAt <= datetime($to)
+    RETURN e
+    UNION
+    MATCH (e:Event) WHERE e.resourceId = $rid AND e.startedAt < datetime($from) AND e.statusClass = 'running'
+    RETURN e
+  }
+  RETURN properties(e) AS e ORDER BY e.startedAt, e.id`;
+
+/** Candidate events of one resource for one observation: started within `range`, or still running. */
+export async function findCandidateEvents(
+  driver: Driver,
+  resourceId: string,
+  range: StartRange,
+): Promise<StoredEventRecord[]> {
+  const { records } = await driver.executeQuery(
+    CANDIDATES,
+    { rid: resourceId, from: range.from, to: range.to },
+    { routing: 'READ' },
+  );
+  return records.map((r) => eventFromProperties(r.get('e')));
+}
+
+/**
+ * Provider-level activity for `low`: events on one node/host (by name, on event_node_time) that
+ * started within `range`, narrowed to that host's id (node names repeat across clusters).
+ */
+export async function findNodeEvents(
+  driver: Driver,
+  host: { hostId: string; node: string },
+  range: StartRange,
+): Promise<StoredEventRecord[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (e:Event) WHERE e.node = $node AND e.startedAt >= datetime($from) AND e.startedAt <= datetime($to) AND e.hostId = $hostId
+     RETURN properties(e) AS e ORDER BY e.startedAt, e.id`,
+    { node: host.node, hostId: host.hostId, from: range.from, to: range.to },
+    { routing: 'READ' },
+  );
+  return records.map((r) => eventFromProperties(r.get('e')));
+}
+
+/** Events by id, in the order asked; unknown ids are left out. */
+export async function getEventsByIds(driver: Driver, ids: readonly string[]): Promise<StoredEventRecord[]> {
+  if (ids.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    'UNWIND $ids AS id MATCH (e:Event {id: id}) RETURN properties(e) AS e',
+    { ids: [...new Set(ids)] },
+    { routing: 'READ' },
+  );
+  const byId = new Map(records.map((r) => eventFromProperties(r.get('e'))).map((e) => [e.id, e]));
+  return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+}
+
+/** Events of one resource, newest start first, optionally since a time; at most `first` (1–500). */
+export async function listEvents(
+  driver: Driver,
+  options: { resourceId: string; since?: string | null; until?: string | null; first?: number },
+): Promise<StoredEventRecord[]> {
+  const first = options.first ?? 50;
+  if (!Number.isInteger(first) || first < 1 || first > 500) throw badInput('first', 'must be an integer from 1 to 500');
+  for (const f of ['since', 'until'] as const) {
+    const v = options[f];
+    if (v != null && !DateTime.fromISO(v, { setZone: true }).isValid) throw badInput(f, 'must be an ISO-8601 time');
+  }
+  const { records } = await driver.executeQuery(
+    `MATCH (e:Event) WHERE e.resourceId = $rid AND e.startedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
+       AND e.startedAt <= datetime(coalesce($until, '9999-12-31T23:59:59Z'))
+     RETURN properties(e) AS e ORDER BY e.startedAt DESC, e.id DESC LIMIT $limit`,
+    { rid: options.resourceId, since: options.since ?? null, until: options.until ?? null, limit: int(first) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => eventFromProperties(r.get('e')));
+}
+
+/** Stored running events on one node (by host id): the ones a task sync must re-check. */
+export async function runningEventsOnHost(driver: Driver, hostId: string): Promise<StoredEventRecord[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (e:Event) WHERE e.statusClass = 'running' AND e.hostId = $hostId RETURN properties(e) AS e ORDER BY e.startedAt`,
+    { hostId },
+    { routing: 'READ' },
+  );
+  return records.map((r) => eventFromProperties(r.get('e')));
 }

@@ -1,3 +1,4 @@
+import {} from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 
 /** One versioned schema step. Every statement is idempotent (`IF NOT EXISTS`), so reruns are safe. */

@@ -1,16 +1,20 @@
-import type { Driver } from 'neo4j-driver';
-import { badInput } from '../errors.js';
 import {
   ATTRIBUTE_PREFIX,
   AttributeKeySchema,
-  STATES,
+  badInput,
+  type Health,
+  HEALTHS,
   isStateOf,
   type Kind,
   type Lifecycle,
   type Provider,
+  type ResourceRecord,
+  STATES,
 } from '../model/index.js';
-import { resourceFromProperties, type ResourceRecord } from './resource-record.js';
-import { int } from './values.js';
+import type { Driver } from 'neo4j-driver';
+import { resourceFromProperties } from './resources.js';
+import { int, toPlain, MAX_PAGE_SIZE } from './statements.js';
+import { depthQuantifier, impactHops } from './traversal.js';
 
 export interface ResourceFilter {
   kind?: Kind | null;
@@ -21,8 +25,6 @@ export interface ResourceFilter {
   hasOpenCondition?: boolean | null;
   lifecycle?: Lifecycle | null;
 }
-
-export const MAX_PAGE_SIZE = 500;
 
 /** Checks a filter and turns it into query parameters; bad values name their field. */
 function filterParams(filter: ResourceFilter) {
@@ -94,5 +96,166 @@ export async function listResources(
     nodes: all.slice(0, page.first),
     hasNextPage: all.length > page.first,
     totalCount: Number(count.records[0]?.get('n') ?? 0),
+  };
+}
+
+/**
+ * Ids of resources of one provider and kind whose attribute `key` equals `value`, e.g. the Proxmox
+ * cluster whose `api_url` is the configured one (to hang a condition on it when the API is down).
+ */
+export async function findResourceIdsByAttribute(
+  driver: Driver,
+  query: { provider: Provider; kind: Kind; key: string; value: string | number | boolean },
+): Promise<string[]> {
+  if (!AttributeKeySchema.safeParse(query.key).success)
+    throw new Error(`not an attribute key: ${JSON.stringify(query.key)}`);
+  const { records } = await driver.executeQuery(
+    'MATCH (r:Resource) WHERE r.provider = $provider AND r.kind = $kind AND r[$prop] = $value RETURN r.id AS id ORDER BY r.lastSeen DESC, r.id',
+    { provider: query.provider, kind: query.kind, prop: ATTRIBUTE_PREFIX + query.key, value: query.value },
+    { routing: 'READ' },
+  );
+  return records.map((r) => r.get('id') as string);
+}
+
+/** Which of these ids already exist as resources. */
+export async function existingResourceIds(driver: Driver, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { records } = await driver.executeQuery(
+    'UNWIND $ids AS id MATCH (r:Resource {id: id}) RETURN r.id AS id',
+    { ids: [...new Set(ids)] },
+    { routing: 'READ' },
+  );
+  return new Set(records.map((r) => r.get('id') as string));
+}
+
+/** The machine a workload runs on: its resource id and name (the Proxmox node / ESXi host name). */
+export interface ResourceHost {
+  hostId: string;
+  node: string;
+}
+
+/**
+ * The host a resource RUNS_ON now (observed edges only: a declared one is an agent's claim), or
+ * null. The correlator uses it to look for provider-level activity on that node (`low`).
+ */
+export async function hostOf(driver: Driver, resourceId: string): Promise<ResourceHost | null> {
+  const { records } = await driver.executeQuery(
+    `MATCH (:Resource {id: $id})-[e:RUNS_ON]->(h:Resource)
+     WHERE e.missingSince IS NULL AND coalesce(e.provenance, 'observed') = 'observed'
+     RETURN h.id AS hostId, h.name AS node ORDER BY e.lastSeen DESC LIMIT 1`,
+    { id: resourceId },
+    { routing: 'READ' },
+  );
+  const r = records[0];
+  return r ? { hostId: r.get('hostId') as string, node: String(r.get('node')) } : null;
+}
+
+/** The guest family of a Proxmox VMID, in the task transform's words. */
+export type ProxmoxGuestKind = 'qemu' | 'lxc';
+
+/**
+ * VMID → guest family for the guests of one Proxmox cluster the graph knows
+ * (`proxmox:<cluster>/qemu/<vmid>`, `…/lxc/<vmid>`), so an HA request or a vzdump, whose task type
+ * does not say, lands on the right resource. A prefix seek on the unique `id`.
+ */
+export async function guestKindsOfCluster(driver: Driver, cluster: string): Promise<Map<string, ProxmoxGuestKind>> {
+  const prefix = `proxmox:${cluster}/`;
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix AND r.kind IN ['vm', 'lxc'] RETURN r.id AS id`,
+    { prefix },
+    { routing: 'READ' },
+  );
+  const out = new Map<string, ProxmoxGuestKind>();
+  for (const r of records) {
+    const m = /\/(qemu|lxc)\/(\d+)$/.exec(r.get('id') as string);
+    if (m) out.set(m[2]!, m[1] as ProxmoxGuestKind);
+  }
+  return out;
+}
+
+/** What identifies a machine across providers, as ingest stored it (attributes `mac_addresses`, `smbios_uuid`, `serial_number`). */
+export interface IdentityFacts {
+  id: string;
+  kind: Kind;
+  provider: Provider;
+  name: string;
+  macs: string[];
+  smbiosUuid: string | null;
+  serial: string | null;
+}
+
+/** Machines (hosts, VMs, containers) of the polled and imported providers, optionally under some id prefixes. */
+export async function listIdentityFacts(
+  driver: Driver,
+  options: { idPrefixes?: readonly string[] | null } = {},
+): Promise<IdentityFacts[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource)
+     WHERE r.kind IN ['host', 'vm', 'lxc'] AND r.provider IN ['proxmox', 'vcenter']
+       AND ($prefixes IS NULL OR any(p IN $prefixes WHERE r.id STARTS WITH p))
+     RETURN r.id AS id, r.kind AS kind, r.provider AS provider, r.name AS name,
+            r.\`attr.mac_addresses\` AS macs, r.\`attr.smbios_uuid\` AS uuid, r.\`attr.serial_number\` AS serial
+     ORDER BY r.id`,
+    { prefixes: options.idPrefixes ? [...options.idPrefixes] : null },
+    { routing: 'READ' },
+  );
+  return records.map((r) => {
+    const macs = toPlain(r.get('macs'));
+    return {
+      id: r.get('id') as string,
+      kind: r.get('kind') as Kind,
+      provider: r.get('provider') as Provider,
+      name: String(r.get('name') ?? ''),
+      macs: Array.isArray(macs)
+        ? macs.filter((m): m is string => typeof m === 'string')
+        : typeof macs === 'string'
+          ? [macs]
+          : [],
+      smbiosUuid: typeof r.get('uuid') === 'string' ? (r.get('uuid') as string) : null,
+      serial: typeof r.get('serial') === 'string' ? (r.get('serial') as string) : null,
+    };
+  });
+}
+
+export interface HealthScope {
+  kind?: Kind | null;
+  provider?: Provider | null;
+  /** Only this resource and its blast radius (dependents within 10 hops). */
+  underId?: string | null;
+}
+
+/** Counts by health (every health listed, zeros included) and the resources needing attention. */
+export async function healthSummary(
+  driver: Driver,
+  scope: HealthScope,
+): Promise<{ total: number; counts: Array<{ health: Health; count: number }>; attention: ResourceRecord[] }> {
+  const scoped = scope.underId
+    ? `MATCH (root:Resource {id: $under})
+       OPTIONAL MATCH (root)${impactHops('dependents', depthQuantifier(10))}(d:Resource)
+       WITH root, collect(DISTINCT d) AS reached UNWIND reached + [root] AS r WITH DISTINCT r`
+    : 'MATCH (r:Resource)';
+  const params = { under: scope.underId ?? null, kind: scope.kind ?? null, provider: scope.provider ?? null };
+  const { records } = await driver.executeQuery(
+    `${scoped}
+     WITH r WHERE r IS NOT NULL AND ($kind IS NULL OR r.kind = $kind) AND ($provider IS NULL OR r.provider = $provider)
+     WITH coalesce(r.health, 'unknown') AS health, r
+     WITH health, count(r) AS n,
+          collect(CASE WHEN health <> 'healthy' THEN properties(r) END)[..200] AS worst
+     RETURN health, n, worst`,
+    params,
+    { routing: 'READ' },
+  );
+  const counts = new Map<string, number>();
+  const attention: ResourceRecord[] = [];
+  for (const rec of records) {
+    counts.set(rec.get('health') as string, Number(rec.get('n')));
+    for (const p of rec.get('worst') as unknown[]) if (p) attention.push(resourceFromProperties(p));
+  }
+  const rank: Record<string, number> = { unhealthy: 0, degraded: 1, unknown: 2, healthy: 3 };
+  attention.sort((a, b) => (rank[a.health] ?? 9) - (rank[b.health] ?? 9) || a.id.localeCompare(b.id));
+  return {
+    total: [...counts.values()].reduce((a, b) => a + b, 0),
+    counts: HEALTHS.map((health) => ({ health, count: counts.get(health) ?? 0 })),
+    attention: attention.slice(0, 200),
   };
 }

@@ -1,9 +1,63 @@
+import {
+  AitiaError,
+  ATTRIBUTE_PREFIX,
+  AttributeKeySchema,
+  type AttributePlan,
+  type Attributes,
+  badInput,
+  describeZodIssues,
+  groupBy,
+  type Health,
+  type Kind,
+  KIND_LABELS,
+  type Lifecycle,
+  notFound,
+  parseSlug,
+  planAttributeUpdate,
+  type Provider,
+  type ResourceInput,
+  ResourceInputSchema,
+  type ResourceRecord,
+  slugOf,
+} from '../model/index.js';
+import { inBatches, int, isoNow, toPlain } from './statements.js';
 import type { Driver } from 'neo4j-driver';
-import { badInput, describeZodIssues, notFound, AitiaError } from '../errors.js';
-import { KIND_LABELS, parseSlug, ResourceInputSchema, type Kind, type ResourceInput } from '../model/index.js';
-import { attributeProperties, resourceFromProperties, type ResourceRecord } from './resource-record.js';
-import { isoNow } from './values.js';
-import { groupBy } from '../util/group-by.js';
+
+/** The Cypher projection every read uses, so records come back in one shape. */
+export const RESOURCE_PROJECTION = 'properties(r)';
+
+/** Builds a record from a node's properties; `attr.*` properties become `attributes`. */
+export function resourceFromProperties(raw: unknown): ResourceRecord {
+  const p = toPlain(raw) as Record<string, unknown>;
+  const attributes: Attributes = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (k.startsWith(ATTRIBUTE_PREFIX)) attributes[k.slice(ATTRIBUTE_PREFIX.length)] = v as Attributes[string];
+  }
+  const kind = p.kind as Kind;
+  const name = String(p.name ?? '');
+  return {
+    id: String(p.id),
+    kind,
+    provider: p.provider as Provider,
+    name,
+    slug: slugOf(kind, name),
+    state: String(p.state ?? 'unknown'),
+    rawState: (p.rawState as string | null) ?? null,
+    lifecycle: (p.lifecycle as Lifecycle | null) ?? 'active',
+    attributes,
+    health: (p.health as Health | null) ?? 'unknown',
+    lastCheckAt: (p.lastCheckAt as string | null) ?? null,
+    firstSeen: (p.firstSeen as string | null) ?? null,
+    lastSeen: (p.lastSeen as string | null) ?? null,
+    missingSince: (p.missingSince as string | null) ?? null,
+    providerAttributeKeys: (p.providerAttrKeys as string[] | null) ?? [],
+  };
+}
+
+/** Attributes as node properties (`attr.<key>`), for `SET r += $props`. */
+export function attributeProperties(attributes: Attributes | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(attributes ?? {}).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]));
+}
 
 export interface UpsertOptions {
   /** The sync's update tag, written on every node it touches (stale items are found by tag). */
@@ -26,12 +80,6 @@ export interface UpsertResult {
   written: number;
   created: number;
   changes: StateChange[];
-}
-
-function chunk<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
 }
 
 /** Validates rows up front so a bad row fails the call before anything is written. */
@@ -94,7 +142,7 @@ export async function upsertResources(
       SET r += row.attrs, r.providerAttrKeys = row.attrKeys
       REMOVE r.created
       RETURN row.id AS id, previous, row.state AS state, created`;
-    for (const batch of chunk(kindRows, options.batchSize ?? 1000)) {
+    await inBatches(kindRows, options.batchSize ?? 1000, async (batch) => {
       const params = batch.map((r) => ({
         id: r.id,
         kind: r.kind,
@@ -118,7 +166,7 @@ export async function upsertResources(
           result.changes.push({ id: rec.get('id'), kind, from: previous, to: state, rawState: row?.rawState ?? null });
         }
       }
-    }
+    });
   }
   return result;
 }
@@ -184,4 +232,254 @@ export async function resolveResource(
     );
   }
   return found[0]!;
+}
+
+/**
+ * Merges an agent's or operator's attributes into a resource. Owned keys are stripped and listed;
+ * an invalid key or value refuses the whole update (nothing written).
+ */
+export async function updateAttributes(
+  driver: Driver,
+  id: string,
+  input: unknown,
+): Promise<{ resource: ResourceRecord; ignored: AttributePlan['ignored']; message: string }> {
+  const current = await getResourceById(driver, id);
+  if (!current) throw notFound('id', `resource ${id}`);
+  const planned = planAttributeUpdate(input, current);
+  if (!planned.ok) throw badInput(planned.field, planned.reason);
+  const { plan } = planned;
+  const props = Object.fromEntries(Object.entries(plan.set).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]));
+  let resource = current;
+  if (Object.keys(props).length > 0) {
+    const { records } = await driver.executeQuery(
+      'MATCH (r:Resource {id: $id}) SET r += $props RETURN properties(r) AS p',
+      { id, props },
+    );
+    resource = resourceFromProperties(records[0]!.get('p'));
+  }
+  return { resource, ignored: plan.ignored, message: plan.message };
+}
+
+/**
+ * Removes attributes a provider stopped reporting (a lock that ended, tags removed), batched.
+ * `upsertResources` only adds and overwrites (`SET r += …`); setting a property to null through
+ * the same map removes it. Keys are validated: they become property names.
+ */
+export async function clearAttributes(
+  driver: Driver,
+  rows: ReadonlyArray<{ id: string; keys: readonly string[] }>,
+  options: { batchSize?: number } = {},
+): Promise<number> {
+  const params = rows
+    .filter((r) => r.keys.length > 0)
+    .map((r) => {
+      for (const k of r.keys) {
+        if (!AttributeKeySchema.safeParse(k).success) throw new Error(`not an attribute key: ${JSON.stringify(k)}`);
+      }
+      return { id: r.id, nulls: Object.fromEntries(r.keys.map((k) => [ATTRIBUTE_PREFIX + k, null])) };
+    });
+  let touched = 0;
+  await inBatches(params, options.batchSize ?? 1000, async (batch) => {
+    const { records } = await driver.executeQuery(
+      'UNWIND $rows AS row MATCH (r:Resource {id: row.id}) SET r += row.nulls RETURN count(r) AS n',
+      { rows: batch },
+    );
+    touched += Number(records[0]?.get('n') ?? 0);
+  });
+  return touched;
+}
+
+/** A lifecycle an operator set, with who, why and when. */
+export interface LifecycleChange {
+  lifecycle: Lifecycle;
+  reason: string;
+  /** The principal that set it. */
+  by: string;
+  at?: string;
+}
+
+/**
+ * Sets a resource's lifecycle and keeps the reason, the principal and the time on the node
+ * (`lifecycleReason`, `lifecycleSetBy`, `lifecycleSetAt`). Idempotent: setting the lifecycle the
+ * resource already has writes nothing. Returns null when there is no such resource.
+ */
+export async function setResourceLifecycle(
+  driver: Driver,
+  id: string,
+  change: LifecycleChange,
+): Promise<{ resource: ResourceRecord; previous: Lifecycle } | null> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource {id: $id})
+     WITH r, coalesce(r.lifecycle, 'active') AS previous
+     FOREACH (_ IN CASE WHEN previous <> $lifecycle THEN [1] ELSE [] END |
+       SET r.lifecycle = $lifecycle, r.lifecycleReason = $reason, r.lifecycleSetBy = $by, r.lifecycleSetAt = datetime($at))
+     RETURN previous, properties(r) AS p`,
+    { id, lifecycle: change.lifecycle, reason: change.reason, by: change.by, at: change.at ?? isoNow() },
+  );
+  const record = records[0];
+  if (!record) return null;
+  return { resource: resourceFromProperties(record.get('p')), previous: record.get('previous') as Lifecycle };
+}
+
+/**
+ * Deletes everything of one demo scope: resources whose id starts with one of `prefixes` or is one
+ * of `ids`, and the
+ * events, transitions, conditions, checks and cursors that belong to them. Used only by the demo,
+ * which replays its recorded day from a clean slate; refuses a prefix that is not a whole scope.
+ */
+export async function resetScope(
+  driver: Driver,
+  prefixes: readonly string[],
+  ids: readonly string[] = [],
+): Promise<number> {
+  for (const p of prefixes)
+    if (!/^(proxmox|vcenter|manual):[^\s]+\/$/.test(p))
+      throw badInput('prefixes', `${p} must be a scope ending in / (e.g. proxmox:homelab/)`);
+  let deleted = 0;
+  for (;;) {
+    const { records } = await driver.executeQuery(
+      `MATCH (n) WHERE any(p IN $prefixes WHERE n.id STARTS WITH p OR n.resourceId STARTS WITH p OR n.hostId STARTS WITH p)
+          OR n.id IN $ids OR n.resourceId IN $ids
+       WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n`,
+      { prefixes: [...prefixes], ids: [...ids] },
+    );
+    const n = Number(records[0]?.get('n') ?? 0);
+    deleted += n;
+    if (n === 0) return deleted;
+  }
+}
+
+/**
+ * Staleness, never deletion. Only a complete, successful sync of a scope may call the marking
+ * functions here (Cartography's cleanup after a partial fetch deleted valid data: aitia marks, and
+ * only after a complete fetch). A resource seen again is un-marked by upsertResources.
+ */
+
+/** A scope is an id prefix such as `proxmox:lab` (matched as `proxmox:lab/…`). */
+function prefixOf(scope: string): string {
+  return scope.endsWith('/') ? scope : `${scope}/`;
+}
+
+/**
+ * Marks resources of the scope that the sync tagged `updateTag` did not touch: `missingSince`
+ * (kept from the first time) and lifecycle `missing`. `kinds` narrows the scope (an import that
+ * only carried VMs must not mark hosts). Destroyed resources are left alone.
+ */
+export async function markUnseenResourcesMissing(
+  driver: Driver,
+  options: { scope: string; updateTag: string; kinds?: readonly Kind[] | null; at?: string },
+): Promise<{ marked: number; newlyMarked: number }> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource)
+     WHERE r.id STARTS WITH $prefix AND coalesce(r.updateTag, '') <> $tag
+       AND ($kinds IS NULL OR r.kind IN $kinds) AND coalesce(r.lifecycle, 'active') <> 'destroyed'
+     WITH r, r.missingSince IS NULL AS fresh
+     SET r.missingSince = coalesce(r.missingSince, datetime($at)),
+        r.lifecycleBeforeMissing = CASE WHEN r.lifecycle = 'missing' THEN r.lifecycleBeforeMissing ELSE coalesce(r.lifecycle, 'active') END,
+        r.lifecycle = 'missing'
+     RETURN count(r) AS marked, sum(CASE WHEN fresh THEN 1 ELSE 0 END) AS newly`,
+    {
+      prefix: prefixOf(options.scope),
+      tag: options.updateTag,
+      kinds: options.kinds ?? null,
+      at: options.at ?? isoNow(),
+    },
+  );
+  return { marked: Number(records[0]?.get('marked') ?? 0), newlyMarked: Number(records[0]?.get('newly') ?? 0) };
+}
+
+/**
+ * Records that resources were seen by the sync tagged `updateTag` without rewriting their state or
+ * attributes (a guest the listing showed whose detail calls failed): their existence is confirmed,
+ * so a complete sync must not mark them missing, and a missing mark is lifted.
+ */
+export async function markResourcesSeen(
+  driver: Driver,
+  ids: readonly string[],
+  options: { updateTag: string; at?: string },
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS id MATCH (r:Resource {id: id})
+     SET r.updateTag = $tag, r.lastSeen = datetime($at), r.missingSince = null,
+         r.lifecycle = CASE WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active') ELSE r.lifecycle END,
+         r.lifecycleBeforeMissing = null
+     RETURN count(r) AS n`,
+    { ids: [...ids], tag: options.updateTag, at: options.at ?? isoNow() },
+  );
+  return Number(records[0]?.get('n') ?? 0);
+}
+
+/** Marks named resources missing (e.g. a placeholder superseded by the real cluster). */
+export async function markResourcesMissing(
+  driver: Driver,
+  ids: readonly string[],
+  at: string = isoNow(),
+): Promise<number> {
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS id MATCH (r:Resource {id: id})
+     SET r.missingSince = coalesce(r.missingSince, datetime($at)),
+        r.lifecycleBeforeMissing = CASE WHEN r.lifecycle = 'missing' THEN r.lifecycleBeforeMissing ELSE coalesce(r.lifecycle, 'active') END,
+        r.lifecycle = 'missing'
+     RETURN count(r) AS n`,
+    { ids: [...ids], at },
+  );
+  return Number(records[0]?.get('n') ?? 0);
+}
+
+/**
+ * Observed edges asserted by `source` from resources of the scope: those the sync tagged
+ * `updateTag` lose any `missingSince`; when `markUnseen` (a complete sync) the others get one.
+ * `kinds` narrows to edges leaving resources of those kinds (what a partial-kind import covered).
+ * Edges are marked like resources, not deleted, so what was once observed stays auditable.
+ */
+export async function refreshEdgeStaleness(
+  driver: Driver,
+  options: {
+    scope: string;
+    source: string;
+    updateTag: string;
+    markUnseen: boolean;
+    kinds?: readonly Kind[] | null;
+    at?: string;
+  },
+): Promise<{ marked: number; cleared: number }> {
+  const { records } = await driver.executeQuery(
+    `MATCH (a:Resource)-[e]->(:Resource)
+     WHERE a.id STARTS WITH $prefix AND e.source = $source AND e.provenance = 'observed'
+       AND ($kinds IS NULL OR a.kind IN $kinds)
+     WITH e, coalesce(e.updateTag = $tag, false) AS seen
+     WHERE (seen AND e.missingSince IS NOT NULL) OR (NOT seen AND $mark AND e.missingSince IS NULL)
+     SET e.missingSince = CASE WHEN seen THEN null ELSE datetime($at) END
+     RETURN sum(CASE WHEN seen THEN 0 ELSE 1 END) AS marked, sum(CASE WHEN seen THEN 1 ELSE 0 END) AS cleared`,
+    {
+      prefix: prefixOf(options.scope),
+      source: options.source,
+      tag: options.updateTag,
+      mark: options.markUnseen,
+      kinds: options.kinds ?? null,
+      at: options.at ?? isoNow(),
+    },
+  );
+  return { marked: Number(records[0]?.get('marked') ?? 0), cleared: Number(records[0]?.get('cleared') ?? 0) };
+}
+
+/** Resources a complete sync no longer saw, oldest first: for operators to confirm or clean up. */
+export async function listMissingResources(
+  driver: Driver,
+  options: { provider?: Provider | null; scope?: string | null; first?: number } = {},
+): Promise<ResourceRecord[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE r.missingSince IS NOT NULL
+       AND ($provider IS NULL OR r.provider = $provider)
+       AND ($prefix IS NULL OR r.id STARTS WITH $prefix)
+     RETURN properties(r) AS p ORDER BY r.missingSince, r.id LIMIT $first`,
+    {
+      provider: options.provider ?? null,
+      prefix: options.scope ? prefixOf(options.scope) : null,
+      first: int(Math.min(Math.max(options.first ?? 500, 1), 10_000)),
+    },
+    { routing: 'READ' },
+  );
+  return records.map((r) => resourceFromProperties(r.get('p')));
 }

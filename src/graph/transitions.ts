@@ -1,11 +1,81 @@
+import {
+  type Attribution,
+  badInput,
+  type ConsumedEvent,
+  type Kind,
+  KindSchema,
+  noneAttribution,
+  STATES,
+  type TransitionDecision,
+} from '../model/index.js';
+import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import type { Attribution, ConsumedEvent } from '../../correlator/types.js';
-import { badInput } from '../errors.js';
-import { KindSchema, STATES, type Kind } from '../model/index.js';
-import type { TransitionDecision } from '../policy/transition-gate.js';
-import { transitionFromProperties, type TransitionRecord } from './transition-record.js';
-import { isoNow } from './values.js';
+
+/**
+ * A Transition as the graph stores it: `(:Transition {id, resourceId, kind, fromState, toState,
+ * rawFrom, rawTo, observedAt, observer, hostId, …attribution summary…, attribution (JSON),
+ * decision, decisionReasons, wouldHaveSuppressed, narrative})-[:OF]->(:Resource)`.
+ * The attribution's headline fields are properties (queryable); the whole object is JSON.
+ */
+export interface TransitionRecord {
+  id: string;
+  resourceId: string;
+  kind: Kind;
+  from: string;
+  to: string;
+  rawFrom: string | null;
+  rawTo: string | null;
+  observedAt: string;
+  observer: string;
+  /** The node/host the resource ran on when observed (for `low` look-ups), if known. */
+  hostId: string | null;
+  attribution: Attribution;
+  decision: TransitionDecision;
+  /** The narrative in UTC as rendered when stored (other zones are rendered on demand). */
+  narrative: string;
+  createdAt: string;
+}
+
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function parseJson<T>(v: unknown, fallback: T): T {
+  if (typeof v !== 'string') return fallback;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Builds a record from a Transition node's properties. */
+export function transitionFromProperties(raw: unknown): TransitionRecord {
+  const p = toPlain(raw) as Record<string, unknown>;
+  const attribution =
+    parseJson<Attribution | null>(p.attribution, null) ??
+    noneAttribution({ lookbackSeconds: 0 }, 0, 'no attribution stored');
+  const decision: TransitionDecision = {
+    decision: (p.decision as TransitionDecision['decision'] | null) ?? 'open_incident',
+    reasons: Array.isArray(p.decisionReasons) ? p.decisionReasons.map(String) : [],
+    ...(typeof p.wouldHaveSuppressed === 'string' ? { wouldHaveSuppressed: p.wouldHaveSuppressed } : {}),
+  };
+  return {
+    id: String(p.id),
+    resourceId: String(p.resourceId),
+    kind: String(p.kind) as Kind,
+    from: String(p.fromState),
+    to: String(p.toState),
+    rawFrom: str(p.rawFrom),
+    rawTo: str(p.rawTo),
+    observedAt: String(p.observedAt),
+    observer: String(p.observer ?? ''),
+    hostId: str(p.hostId),
+    attribution,
+    decision,
+    narrative: String(p.narrative ?? ''),
+    createdAt: String(p.createdAt ?? p.observedAt),
+  };
+}
 
 /**
  * The Transition repository (write side; reads are in transition-queries.ts). A Transition is an
@@ -128,4 +198,70 @@ export async function consumedEventsOf(
       to: r.get('to') as string,
     })),
   );
+}
+
+/** One transition by id, or null. */
+export async function getTransition(driver: Driver, id: string): Promise<TransitionRecord | null> {
+  const { records } = await driver.executeQuery(
+    'MATCH (t:Transition {id: $id}) RETURN properties(t) AS t',
+    { id },
+    { routing: 'READ' },
+  );
+  return records[0] ? transitionFromProperties(records[0].get('t')) : null;
+}
+
+/**
+ * Transitions of one resource (transition_resource_time) or of all (transition_observed_at),
+ * observed in [since, until], newest first, `first` at a time (1–500).
+ */
+export async function listTransitions(
+  driver: Driver,
+  options: {
+    resourceId?: string | null;
+    since?: string | null;
+    until?: string | null;
+    first?: number;
+    after?: string | null;
+  } = {},
+): Promise<KeysetPage<TransitionRecord>> {
+  for (const f of ['since', 'until'] as const) {
+    const v = options[f];
+    if (v != null && !DateTime.fromISO(v, { setZone: true }).isValid) throw badInput(f, 'must be an ISO-8601 time');
+  }
+  const keyset = newestFirst({ first: options.first ?? 50, after: options.after ?? null }, 'transitions');
+  const where = options.resourceId ? 't.resourceId = $rid AND ' : '';
+  const { records } = await driver.executeQuery(
+    `MATCH (t:Transition)
+     WHERE ${where}t.observedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
+       AND t.observedAt <= datetime(coalesce($until, '9999-12-31T23:59:59Z'))
+       AND ${keyset.before('t', 'observedAt')}
+     RETURN properties(t) AS t ORDER BY t.observedAt DESC, t.id DESC LIMIT $limit`,
+    { rid: options.resourceId ?? null, since: options.since ?? null, until: options.until ?? null, ...keyset.params },
+    { routing: 'READ' },
+  );
+  return keyset.cut(
+    records.map((r) => transitionFromProperties(r.get('t'))),
+    (t) => ({ at: t.observedAt, id: t.id }),
+  );
+}
+
+/** The transitions that decide a resource's state at `at`: the last one observed at or before it, and the first ever. */
+export async function transitionHistoryAt(
+  driver: Driver,
+  resourceId: string,
+  at: string,
+): Promise<{ lastAtOrBefore: TransitionRecord | null; first: TransitionRecord | null }> {
+  const one = async (cypher: string) => {
+    const { records } = await driver.executeQuery(cypher, { rid: resourceId, at }, { routing: 'READ' });
+    return records[0] ? transitionFromProperties(records[0].get('t')) : null;
+  };
+  const lastAtOrBefore = await one(
+    `MATCH (t:Transition) WHERE t.resourceId = $rid AND t.observedAt <= datetime($at)
+     RETURN properties(t) AS t ORDER BY t.observedAt DESC, t.id DESC LIMIT 1`,
+  );
+  const first = await one(
+    `MATCH (t:Transition) WHERE t.resourceId = $rid AND t.observedAt IS NOT NULL
+     RETURN properties(t) AS t ORDER BY t.observedAt, t.id LIMIT 1`,
+  );
+  return { lastAtOrBefore, first };
 }

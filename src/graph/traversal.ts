@@ -1,8 +1,7 @@
+import { badInput, type Kind, type RelationshipType, type ResourceRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
-import { badInput } from '../errors.js';
-import type { Kind, RelationshipType } from '../model/index.js';
-import { resourceFromProperties, type ResourceRecord } from './resource-record.js';
-import { toPlain } from './values.js';
+import { resourceFromProperties } from './resources.js';
+import { toPlain } from './statements.js';
 
 /** Edge types along which failure propagates: what runs on, is stored on, depends on or belongs to X. */
 export const IMPACT_TYPES = [

@@ -1,7 +1,6 @@
 import type { Driver } from 'neo4j-driver';
-import { clearAttributes } from '../graph/attribute-clear.js';
+import { clearAttributes, upsertResources } from '../graph/resources.js';
 import { upsertEdges } from '../graph/edges.js';
-import { upsertResources } from '../graph/resources.js';
 import type { EdgeInput, ResourceInput } from '../model/index.js';
 import type { IngestReport } from './report.js';
 

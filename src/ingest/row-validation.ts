@@ -1,5 +1,4 @@
-import { describeZodIssues } from '../errors.js';
-import { ResourceInputSchema } from '../model/index.js';
+import { describeZodIssues, ResourceInputSchema } from '../model/index.js';
 import type { InventoryRow } from './inventory-load.js';
 import type { SkippedItem } from './report.js';
 

@@ -141,3 +141,28 @@ export const GUEST_AGENT_VERDICTS: Record<(typeof GUEST_AGENT_STATES)[number], S
   not_running: fail,
   not_configured: fail,
 };
+
+/** The stored state of one debouncing machine (mirrors scheduler/flap-state.ts). */
+export interface FlapCounters {
+  active: boolean;
+  failStreak: number;
+  passStreak: number;
+}
+
+/** A Check as reads return it. */
+export interface CheckRecord {
+  id: string;
+  resourceId: string;
+  kind: CheckKind;
+  spec: Record<string, unknown>;
+  intervalSeconds: number;
+  critical: boolean;
+  createdBy: string;
+  createdAt: string;
+  nextDueAt: string | null;
+  lastRunAt: string | null;
+  /** Newest first, at most the history size. */
+  results: CheckResult[];
+  failing: FlapCounters;
+  unreachable: FlapCounters;
+}

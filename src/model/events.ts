@@ -122,3 +122,13 @@ export interface EventRecord {
   pid: number | null;
   pstart: number | null;
 }
+
+/**
+ * How an EventRecord sits on an `(:Event)` node: every field as a property of the same name, the
+ * times (`startedAt`, `endedAt`) as Neo4j datetimes (the correlator's range look-up compares them),
+ * plus `ingestedAt` (first write) and `updatedAt` (last change of outcome).
+ */
+export interface StoredEventRecord extends EventRecord {
+  ingestedAt: string | null;
+  updatedAt: string | null;
+}

@@ -12,3 +12,6 @@ export * from './vcenter-states.js';
 export * from './attribute-ownership.js';
 export * from './checks.js';
 export * from './check-input.js';
+export * from './collections.js';
+export * from './errors.js';
+export * from './transitions.js';

@@ -95,3 +95,19 @@ export interface EdgeInput {
   confidence?: EdgeConfidence | null;
   evidence?: string | null;
 }
+
+/** A relationship as the graph returns it; `fromId -[type]-> toId`. */
+export interface EdgeRecord {
+  type: RelationshipType;
+  fromId: string;
+  toId: string;
+  provenance: Provenance;
+  source: string;
+  rule: string | null;
+  confidence: EdgeConfidence | null;
+  evidence: string | null;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  /** Set when a complete sync of its provider no longer saw this observed edge (e.g. after a migration). */
+  missingSince: string | null;
+}

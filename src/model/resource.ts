@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { AttributesSchema } from './attributes.js';
 import { ResourceIdSchema, providerOfId } from './ids.js';
-import { KindSchema, LifecycleSchema, ProviderSchema } from './kinds.js';
+import type { Attributes } from './attributes.js';
+import {
+  KindSchema,
+  LifecycleSchema,
+  ProviderSchema,
+  type Health,
+  type Kind,
+  type Lifecycle,
+  type Provider,
+} from './kinds.js';
 import { isStateOf, STATES } from './states.js';
 
 /** A resource as ingest and repositories write it. `state` must be in the kind's closed enum. */
@@ -33,3 +42,23 @@ export const ResourceInputSchema = z
     }
   });
 export type ResourceInput = z.infer<typeof ResourceInputSchema>;
+
+/** A Resource as the graph returns it. */
+export interface ResourceRecord {
+  id: string;
+  kind: Kind;
+  provider: Provider;
+  name: string;
+  slug: string;
+  state: string;
+  rawState: string | null;
+  lifecycle: Lifecycle;
+  attributes: Attributes;
+  health: Health;
+  lastCheckAt: string | null;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  missingSince: string | null;
+  /** Attribute keys the provider reported; agents cannot overwrite them. */
+  providerAttributeKeys: string[];
+}

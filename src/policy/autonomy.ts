@@ -1,6 +1,6 @@
 import { lineageOf, type EntityType } from './entity-types.js';
 import { isRiskier, stricterAutonomy, type AutonomyLevel, type RiskClass } from './risk.js';
-import type { Policy } from './schema.js';
+import type { Policy } from './policy-document.js';
 import type { TargetFacts } from './target-facts.js';
 
 /** The autonomy left after every setting had its say, and what each one did. */

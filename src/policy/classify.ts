@@ -5,7 +5,7 @@ import { canonicalAction, matchForbiddenAction } from './forbidden.js';
 import { describeRule, findRule, type MatchedRule } from './match-rule.js';
 import { runPreflight, type PreflightResult } from './preflight.js';
 import { isRiskier, stricterApproval, type Approval, type AutonomyLevel, type RiskClass } from './risk.js';
-import type { Policy } from './schema.js';
+import type { Policy } from './policy-document.js';
 import { resolveEntityType, type TargetFacts } from './target-facts.js';
 
 /** What an agent asks the gate about: one action on one target (of possibly several). */

@@ -13,7 +13,7 @@ export * from './match-rule.js';
 export * from './policy-view.js';
 export * from './preflight.js';
 export * from './risk.js';
-export * from './schema.js';
+export * from './policy-document.js';
 export * from './startup.js';
 export * from './target-facts.js';
 export * from './target-ref.js';

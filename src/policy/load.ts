@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { digestOf } from './canonical-json.js';
-import { PolicySchema, type Policy } from './schema.js';
+import { PolicySchema, type Policy } from './policy-document.js';
 
 /** One thing wrong with a policy: where (dotted path, `(yaml)` or `(file)`) and why. */
 export interface PolicyError {
@@ -83,5 +83,5 @@ function packageRoot(): string {
   }
 }
 
-/** Absolute path of the shipped policy, policy/default.yaml at the package root. */
-export const DEFAULT_POLICY_PATH: string = join(packageRoot(), 'policy', 'default.yaml');
+/** Absolute path of the shipped policy, config/policy.yaml at the package root. */
+export const DEFAULT_POLICY_PATH: string = join(packageRoot(), 'config', 'policy.yaml');

@@ -1,7 +1,7 @@
 import { lineageOf, type EntityType } from './entity-types.js';
 import { canonicalAction } from './forbidden.js';
 import type { AutonomyLevel, RiskClass } from './risk.js';
-import type { Policy } from './schema.js';
+import type { Policy } from './policy-document.js';
 import type { TargetFacts } from './target-facts.js';
 
 /** The rule a decision rests on, as an auditor reads it. */

@@ -2,7 +2,7 @@ import { LIFECYCLES, type Lifecycle } from '../model/kinds.js';
 import { BUILT_IN_FORBIDDEN_ACTIONS } from './forbidden.js';
 import { ruleSummary } from './match-rule.js';
 import { RISK_CLASSES, type AutonomyLevel, type RiskClass } from './risk.js';
-import type { Policy } from './schema.js';
+import type { Policy } from './policy-document.js';
 import type { LoadedPolicy } from './startup.js';
 
 /** A policy as agents and operators read it: lists in a fixed order, names in camelCase. */

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.js';
 import { DEFAULT_POLICY_PATH, loadPolicyFile, type PolicyError } from './load.js';
-import type { Policy } from './schema.js';
+import type { Policy } from './policy-document.js';
 
 /** The policy the service runs with: what it says, its digest, and the file it came from. */
 export interface LoadedPolicy {
@@ -31,7 +31,7 @@ export function formatPolicyErrors(path: string, errors: readonly PolicyError[])
 
 /**
  * Loads the policy the service starts with: `path` (AITIA_POLICY_FILE, already resolved) or the
- * shipped policy/default.yaml. Throws PolicyLoadError when it is unreadable or invalid.
+ * shipped config/policy.yaml. Throws PolicyLoadError when it is unreadable or invalid.
  */
 export async function loadStartupPolicy(path: string | undefined): Promise<LoadedPolicy> {
   const file = path ?? DEFAULT_POLICY_PATH;

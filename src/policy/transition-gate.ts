@@ -1,27 +1,11 @@
-import type { SuppressionMode } from './schema.js';
+import type { TransitionDecision } from '../model/index.js';
+import type { SuppressionMode } from './policy-document.js';
 
 /** Who or what a transition was attributed to, and how sure the correlator is. */
 export interface TransitionAttribution {
   confidence: 'high' | 'medium' | 'low' | 'none';
   actor?: string | null;
   actorKind?: 'human' | 'api_token' | 'ha_manager' | 'system' | null;
-}
-
-/**
- * What follows an observed transition:
- * - `suppress`: no incident and no remediation — a principal meant to do it (only in mode `on`);
- * - `annotate`: open the incident with the attribution attached as a lead to confirm, not a fact
- *   (medium confidence: an event on the resource nearby, but not the expected one in time);
- * - `open_incident`: open the incident; the narrative carries whatever attribution there is.
- */
-export type TransitionDecisionKind = 'suppress' | 'annotate' | 'open_incident';
-
-/** The gate's decision on one transition, with its reasons. */
-export interface TransitionDecision {
-  decision: TransitionDecisionKind;
-  reasons: string[];
-  /** Only in shadow mode: what `on` would have suppressed, for operators to review. */
-  wouldHaveSuppressed?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import { CheckDefinitionSchema, KindSchema, type CheckDefinition, type CheckResult } from '../model/index.js';
-import type { DueCheck } from '../graph/check-runs.js';
+import { type CheckDefinition, CheckDefinitionSchema, type CheckResult, KindSchema } from '../model/index.js';
+import type { DueCheck } from '../graph/checks.js';
 import { probeHttp } from './probes/http-probe.js';
 import type { ProbeOutcome } from './probes/outcome.js';
 import { probeGuestAgent, probeProviderState, type ResourceFacts } from './probes/state-probes.js';

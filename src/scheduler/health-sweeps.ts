@@ -5,12 +5,12 @@ import {
   orphanedCheckConditions,
   staleUnmonitored,
   unmonitoredResourceIds,
-} from '../graph/check-sweeps.js';
+  writeHealth,
+} from '../graph/checks.js';
 import { openCondition, resolveCondition } from '../graph/conditions.js';
-import { writeHealth } from '../graph/health-write.js';
 import { mapLimit } from '../ingest/map-limit.js';
 import { SCHEDULER_SOURCE } from './condition-plan.js';
-import { summariseHealth, deriveHealth } from './health-rule.js';
+import { deriveHealth, summariseHealth } from './health-rule.js';
 import { ignoreVanished, type TickSettings } from './tick-types.js';
 
 /** The evidence of an `unmonitored` condition: reporting only, and it says so. */

@@ -1,13 +1,18 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { checksOfResources, type CheckRecord } from '../graph/checks.js';
-import { dueChecks, recordCheckRuns, type CheckRunRow } from '../graph/check-runs.js';
+import {
+  type CheckRunRow,
+  checksOfResources,
+  dueChecks,
+  type HealthRow,
+  recordCheckRuns,
+  writeHealth,
+} from '../graph/checks.js';
+import { type CheckRecord, type CheckResult, checkTarget } from '../model/index.js';
 import { openCondition, resolveCondition } from '../graph/conditions.js';
-import { writeHealth, type HealthRow } from '../graph/health-write.js';
 import { mapLimit } from '../ingest/map-limit.js';
-import { checkTarget, type CheckResult } from '../model/index.js';
 import { runCheck } from './check-runner.js';
-import { planConditions, type CheckView, type ConditionAction } from './condition-plan.js';
+import { type CheckView, type ConditionAction, planConditions } from './condition-plan.js';
 import { failingSignal, stepFlap, unreachableSignal } from './flap-state.js';
 import { deriveHealth, summariseHealth } from './health-rule.js';
 import { runSweeps } from './health-sweeps.js';

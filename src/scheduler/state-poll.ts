@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../correlator/runner.js';
-import type { TransitionRecord } from '../graph/transition-record.js';
+import type { TransitionRecord } from '../graph/transitions.js';
 import { linkEventsToResources } from '../graph/events.js';
 import type { Logger } from '../log.js';
 import type { IngestReport, ProgressSink } from '../ingest/report.js';
@@ -9,7 +9,7 @@ import type { ProxmoxClient } from '../ingest/proxmox/client.js';
 import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
 import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from '../policy/load.js';
-import type { SuppressionMode } from '../policy/schema.js';
+import type { SuppressionMode } from '../policy/policy-document.js';
 import { transitionPubSub } from '../server/transition-pubsub.js';
 
 export interface StatePollOptions {

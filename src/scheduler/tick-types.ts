@@ -1,4 +1,4 @@
-import { AitiaError } from '../errors.js';
+import { AitiaError } from '../model/index.js';
 
 /** Settings of one tick (validated by startHealthScheduler). */
 export interface TickSettings {

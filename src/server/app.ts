@@ -10,7 +10,7 @@ import type { AppServices, RequestContext } from './context.js';
 import { makeMaskError } from './errors.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { createLoaders } from './loaders.js';
-import { buildSchema } from './schema.js';
+import { buildSchema } from './graphql-schema.js';
 import type { TokenStore } from './tokens.js';
 
 /** Query limits: each refusal is a clear validation error naming the limit. */

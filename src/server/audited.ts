@@ -1,5 +1,5 @@
-import { writeAudit } from '../graph/index.js';
-import { AitiaError } from '../errors.js';
+import { writeAudit } from '../graph/audit.js';
+import { AitiaError } from '../model/index.js';
 import type { RequestContext } from './context.js';
 
 /**

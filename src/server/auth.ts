@@ -14,6 +14,9 @@ function isGraphiqlPage(request: Request): boolean {
   return request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 }
 
+/** What GraphiQL's Headers tab holds until a person pastes a token. */
+export const TOKEN_PLACEHOLDER = '<token>';
+
 /** Resolved principals, per request, so the context factory does not hash the token twice. */
 export const principals = new WeakMap<Request, Principal>();
 
@@ -25,7 +28,11 @@ export function authPlugin(tokens: TokenStore): Plugin {
       const token = bearerToken(request);
       const principal = token ? tokens.authenticate(token) : null;
       if (!principal) {
-        const message = token ? 'unknown bearer token' : 'missing bearer token: send Authorization: Bearer <token>';
+        const message = !token
+          ? 'missing bearer token: send Authorization: Bearer <token>'
+          : token === TOKEN_PLACEHOLDER
+            ? 'the Authorization header still holds the placeholder <token>: put your bearer token there (in GraphiQL: the Headers tab below the query)'
+            : 'unknown bearer token';
         endResponse(
           new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
             status: 401,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badInput } from '../errors.js';
+import { badInput } from '../model/index.js';
 import type { ActionRequest, RiskClass } from '../policy/index.js';
 
 /** Size limits on a gate question: generous for real use, bounded for the service. */

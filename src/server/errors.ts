@@ -1,5 +1,5 @@
 import { createGraphQLError } from 'graphql-yoga';
-import type { AitiaError } from '../errors.js';
+import type { AitiaError } from '../model/index.js';
 import type { Logger } from '../log.js';
 
 interface GraphQLErrorLike {

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
-import { AitiaError, badInput } from '../errors.js';
-import { resolveResource, type ResourceRecord } from '../graph/index.js';
+import { AitiaError, badInput, type ResourceRecord } from '../model/index.js';
+import { resolveResource } from '../graph/resources.js';
 import { entityTargetFacts, parseTargetRef, resourceTargetFacts, type TargetFacts } from '../policy/index.js';
 
 /** A gate target with the facts the decision rests on and, when it is one, its graph resource. */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { renderGraphiQL, type GraphiQLOptions } from 'graphql-yoga';
 import { findPackageRoot } from '../package-root.js';
+import { TOKEN_PLACEHOLDER } from './auth.js';
 
 /** Where GraphiQL's assets are served from: the same origin, so the page works offline. */
 export const GRAPHIQL_ASSET_PREFIX = '/graphql/assets/';
@@ -34,7 +35,7 @@ export const GRAPHIQL_DEFAULTS: GraphiQLOptions = {
     '}',
     '',
   ].join('\n'),
-  headers: JSON.stringify({ Authorization: 'Bearer <token>' }, null, 2),
+  headers: JSON.stringify({ Authorization: `Bearer ${TOKEN_PLACEHOLDER}` }, null, 2),
 };
 
 /** The GraphiQL version yoga's page is written for. */

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { Driver } from 'neo4j-driver';
-import { LATEST_MIGRATION, appliedVersion } from '../graph/index.js';
+import { appliedVersion, LATEST_MIGRATION } from '../graph/migrations.js';
 import type { AppServices } from './context.js';
 import { createGraphqlApp } from './app.js';
-import { GRAPHIQL_ASSET_PREFIX, createAssetHandler, graphiqlAssetDir } from './graphiql.js';
+import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
 import type { TokenStore } from './tokens.js';
 
 /** How long /readyz waits for Neo4j before answering 503 (the Docker healthcheck allows more). */

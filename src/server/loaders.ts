@@ -1,16 +1,15 @@
 import DataLoader from 'dataloader';
 import type { Driver } from 'neo4j-driver';
+import { conditionsOfMany } from '../graph/conditions.js';
+import { getResourcesByIds } from '../graph/resources.js';
+import { type Direction, relationsOfMany } from '../graph/edges.js';
 import {
-  conditionsOfMany,
-  getResourcesByIds,
-  relationsOfMany,
   type ConditionRecord,
-  type Direction,
   type EdgeRecord,
+  groupBy,
+  type RelationshipType,
   type ResourceRecord,
-} from '../graph/index.js';
-import type { RelationshipType } from '../model/index.js';
-import { groupBy } from '../util/group-by.js';
+} from '../model/index.js';
 
 interface RelationsKey {
   id: string;

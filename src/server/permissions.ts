@@ -1,5 +1,4 @@
-import { AitiaError } from '../errors.js';
-import type { Role } from '../model/index.js';
+import { AitiaError, type Role } from '../model/index.js';
 
 /**
  * The one catalogue of `area:verb` permissions and the roles that hold them. Field ownership is

@@ -2,8 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { describeZodIssues } from '../errors.js';
-import { RoleSchema, type Role } from '../model/index.js';
+import { describeZodIssues, type Role, RoleSchema } from '../model/index.js';
 import type { Principal } from './permissions.js';
 
 /** The tokens file: `[{ "name", "role", "tokenSha256" }]`. Tokens themselves are never stored. */

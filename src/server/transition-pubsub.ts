@@ -1,5 +1,5 @@
-import { SlidingBuffer, createPubSub, type PubSubEventTarget } from 'graphql-yoga';
-import type { TransitionRecord } from '../graph/transition-record.js';
+import { createPubSub, type PubSubEventTarget, SlidingBuffer } from 'graphql-yoga';
+import type { TransitionRecord } from '../graph/transitions.js';
 
 /** Topics of the transition bus and what each carries. */
 type TransitionTopics = { transitionObserved: [TransitionRecord] };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertEdges, upsertResources } from '../../src/graph/index.js';
+import { upsertEdges } from '../../src/graph/edges.js';
+import { upsertResources } from '../../src/graph/resources.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

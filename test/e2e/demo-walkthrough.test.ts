@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDemo, type DemoResult } from '../../src/demo/run-demo.js';
-import { resetScope } from '../../src/graph/scope-reset.js';
+import { type DemoResult, runDemo } from '../../src/demo/run-demo.js';
+import { resetScope } from '../../src/graph/resources.js';
 import { DEMO_SERVICES } from '../../src/demo/story.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LATEST_MIGRATION, createDriver } from '../../src/graph/index.js';
-import { freePort } from '../../src/graph/embedded/index.js';
+import { LATEST_MIGRATION } from '../../src/graph/migrations.js';
+import { createDriver } from '../../src/graph/driver.js';
+import { freePort } from '../../src/graph/embedded/ports.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -40,6 +41,19 @@ describe('HTTP endpoints', () => {
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
     expect((await fetch(`${srv.url}/graphql/assets/../../package.json`)).status).toBe(404);
     expect((await fetch(`${srv.url}/graphql?query=%7B__typename%7D`)).status).toBe(401);
+  });
+
+  it('the page opens on an aitia query; the header placeholder it ships is answered with what to do', async () => {
+    const html = await (await fetch(`${srv.url}/graphql`, { headers: { accept: 'text/html' } })).text();
+    expect(html).toContain('about { version principal role policyDigest }');
+    const res = await fetch(`${srv.url}/graphql?query=%7B__typename%7D`, {
+      headers: { authorization: 'Bearer <token>' },
+    });
+    expect(res.status).toBe(401);
+    expect((await res.json()).errors[0]).toMatchObject({
+      message: expect.stringContaining('put your bearer token there'),
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
   });
 
   it('/readyz answers 503 when Neo4j cannot be reached', async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
-import { upsertResources } from '../../src/graph/index.js';
+import { upsertResources } from '../../src/graph/resources.js';
 import {
   DEFAULT_POLICY_PATH,
   guestAgentBlockedMessage,
+  type LoadedPolicy,
   loadStartupPolicy,
   parsePolicy,
-  type LoadedPolicy,
 } from '../../src/policy/index.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';

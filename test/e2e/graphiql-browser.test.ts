@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../src/graph/index.js';
+import { upsertResources } from '../../src/graph/resources.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -64,7 +64,9 @@ describe('GraphiQL in a real browser', () => {
     // The token goes where a person would put it: the Headers tab.
     await page.getByText('Headers', { exact: true }).click();
     await page.locator('.graphiql-editor-tool .monaco-editor').last().click();
+    // The tab opens holding the placeholder `Bearer <token>`: clear it, then paste the token.
     await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
     await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${srv.tokens.agent}` }));
     const answered = page.waitForResponse(
       (r) =>

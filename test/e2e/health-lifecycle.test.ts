@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../src/graph/index.js';
+import { upsertResources } from '../../src/graph/resources.js';
 import { createLogger } from '../../src/log.js';
-import { startHealthScheduler, type HealthScheduler } from '../../src/scheduler/health-scheduler.js';
+import { type HealthScheduler, startHealthScheduler } from '../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../support/graph.js';
-import { startProbeTarget, type ProbeTarget } from '../support/probe-target.js';
+import { type ProbeTarget, startProbeTarget } from '../support/probe-target.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**

@@ -1,22 +1,21 @@
 import {
   buildSchema,
   getNamedType,
+  type GraphQLField,
+  type GraphQLInputType,
   isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
   isObjectType,
   isScalarType,
-  type GraphQLField,
-  type GraphQLInputType,
 } from 'graphql';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheck } from '../../src/graph/checks.js';
-import { writeHealth } from '../../src/graph/health-write.js';
-import { upsertResources } from '../../src/graph/index.js';
-import { CheckDefinitionSchema, ROLES, type Role } from '../../src/model/index.js';
-import { loadTypeDefs } from '../../src/server/schema.js';
+import { createCheck, writeHealth } from '../../src/graph/checks.js';
+import { upsertResources } from '../../src/graph/resources.js';
+import { CheckDefinitionSchema, type Role, ROLES } from '../../src/model/index.js';
+import { loadTypeDefs } from '../../src/server/graphql-schema.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

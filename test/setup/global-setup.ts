@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { createDriver, migrate } from '../../src/graph/index.js';
+import { createDriver } from '../../src/graph/driver.js';
+import { migrate } from '../../src/graph/migrations.js';
 import { provisionNeo4j } from './provision.js';
 
 declare module 'vitest' {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedNeo4j } from '../../src/graph/embedded/index.js';
+import { startEmbeddedNeo4j } from '../../src/graph/embedded/launcher.js';
 
 /** The Neo4j the tests use and how it was obtained. */
 export interface ProvisionedNeo4j {

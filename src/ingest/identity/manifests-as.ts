@@ -1,18 +1,17 @@
 import type { Driver } from 'neo4j-driver';
-import { upsertEdges } from '../../graph/edges.js';
-import { listIdentityFacts } from '../../graph/identity-facts.js';
-import { withdrawInferredEdges } from '../../graph/inferred-edges.js';
+import { upsertEdges, withdrawInferredEdges } from '../../graph/edges.js';
+import { listIdentityFacts } from '../../graph/resource-queries.js';
 import type { EdgeInput } from '../../model/index.js';
 import { newUpdateTag } from '../report.js';
 import {
-  IDENTITY_RULES,
-  matchIdentities,
   type AmbiguousValue,
+  IDENTITY_RULES,
   type IdentityMatch,
   type IdentityRule,
+  matchIdentities,
 } from './identity-match.js';
 
-export { withdrawInferredEdges } from '../../graph/inferred-edges.js';
+export { withdrawInferredEdges } from '../../graph/edges.js';
 export { matchIdentities, IDENTITY_RULES, type IdentityMatch, type IdentityRule } from './identity-match.js';
 
 /** The source every edge of this resolver carries; withdrawing by it never touches observed edges. */

@@ -1,8 +1,7 @@
 import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../../graph/conditions.js';
-import { existingResourceIds, findResourceIdsByAttribute } from '../../graph/resource-lookup.js';
-import { upsertResources } from '../../graph/resources.js';
-import { markResourcesMissing } from '../../graph/staleness.js';
+import { existingResourceIds, findResourceIdsByAttribute } from '../../graph/resource-queries.js';
+import { markResourcesMissing, upsertResources } from '../../graph/resources.js';
 import { resourceId } from '../../model/index.js';
 import type { IngestReport } from '../report.js';
 import { ProxmoxApiError } from './client-error.js';

@@ -6,7 +6,7 @@ import { ProxmoxApiError } from './client-error.js';
 import { shouldPingAgent } from './guest-agent.js';
 import { getGuestConfig, getGuestStatus, pingGuestAgent } from './inventory-get.js';
 import { guestKey } from './inventory-parse.js';
-import { GuestStatusSchema, type GuestEntry } from './inventory-schemas.js';
+import { GuestStatusSchema, type GuestEntry } from './api-shapes.js';
 import type { GuestDetail } from './inventory-transform.js';
 
 /** The detail calls' answers per guest, with what failed. */

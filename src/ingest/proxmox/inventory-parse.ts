@@ -8,7 +8,7 @@ import {
   type GuestEntry,
   type NodeEntry,
   type StorageEntry,
-} from './inventory-schemas.js';
+} from './api-shapes.js';
 
 /** What `/cluster/status` says: the cluster's name (the id scope), quorum, and its nodes. */
 export interface ParsedClusterStatus {

@@ -1,12 +1,12 @@
 import type { Driver } from 'neo4j-driver';
-import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/staleness.js';
-import { isoNow } from '../../graph/values.js';
+import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/resources.js';
+import { isoNow } from '../../graph/statements.js';
 import {
   createReport,
   emitProgress,
   finishReport,
-  newUpdateTag,
   type IngestReport,
+  newUpdateTag,
   type ProgressSink,
 } from '../report.js';
 import { recordProxmoxReachable, recordProxmoxUnreachable } from './adapter-condition.js';

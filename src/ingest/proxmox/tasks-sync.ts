@@ -1,13 +1,12 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { runningEventsOnHost } from '../../graph/event-queries.js';
-import { upsertEvents } from '../../graph/events.js';
-import { guestKindsOfCluster } from '../../graph/guest-kinds.js';
-import { getIngestCursor, saveIngestCursor } from '../../graph/ingest-cursors.js';
-import { isoNow } from '../../graph/values.js';
+import { runningEventsOnHost, upsertEvents } from '../../graph/events.js';
+import { guestKindsOfCluster } from '../../graph/resource-queries.js';
+import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
+import { isoNow } from '../../graph/statements.js';
 import type { EventRecord } from '../../model/events.js';
 import { mapLimit } from '../map-limit.js';
-import { createReport, finishReport, newUpdateTag, type IngestReport } from '../report.js';
+import { createReport, finishReport, type IngestReport, newUpdateTag } from '../report.js';
 import type { ProxmoxClient } from './client.js';
 import { ProxmoxApiError } from './client-error.js';
 import { getClusterStatus } from './inventory-get.js';

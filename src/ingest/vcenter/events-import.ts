@@ -1,8 +1,8 @@
 import type { Driver } from 'neo4j-driver';
-import { badInput } from '../../errors.js';
+import { badInput } from '../../model/index.js';
 import { upsertEvents } from '../../graph/events.js';
 import type { EventRecord } from '../../model/events.js';
-import { createReport, finishReport, newUpdateTag, type IngestReport } from '../report.js';
+import { createReport, finishReport, type IngestReport, newUpdateTag } from '../report.js';
 import { transformVcenterEvent } from './events-transform.js';
 import { isObject } from './payload.js';
 

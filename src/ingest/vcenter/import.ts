@@ -1,14 +1,14 @@
 import type { Driver } from 'neo4j-driver';
-import { badInput } from '../../errors.js';
-import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/staleness.js';
-import { isoNow } from '../../graph/values.js';
+import { badInput } from '../../model/index.js';
+import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/resources.js';
+import { isoNow } from '../../graph/statements.js';
 import { loadInventory } from '../inventory-load.js';
 import {
   createReport,
   emitProgress,
   finishReport,
-  newUpdateTag,
   type IngestReport,
+  newUpdateTag,
   type ProgressSink,
 } from '../report.js';
 import { transformVcenterInventory } from './inventory-transform.js';

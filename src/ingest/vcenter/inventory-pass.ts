@@ -1,7 +1,7 @@
 import type { Driver } from 'neo4j-driver';
 import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../../correlator/runner.js';
-import type { TransitionRecord } from '../../graph/transition-record.js';
-import type { SuppressionMode } from '../../policy/schema.js';
+import type { TransitionRecord } from '../../graph/transitions.js';
+import type { SuppressionMode } from '../../policy/policy-document.js';
 import type { IngestReport } from '../report.js';
 import { importVcenterInventory, type ImportVcenterOptions } from './import.js';
 

@@ -1,8 +1,9 @@
-import { resourceId, type EdgeInput, type Kind, type MappedState } from '../../model/index.js';
+import { type EdgeInput, type Kind, type MappedState, resourceId } from '../../model/index.js';
 import type { SkippedItem } from '../report.js';
-import { validRows, type RawRow, type ResourceRow } from '../row-validation.js';
+import { type RawRow, type ResourceRow, validRows } from '../row-validation.js';
 import { clusterFacts, datastoreFacts, Facts, hostFacts, list, vmFacts } from './inventory-facts.js';
-import { parseMoRef, readManagedObjects, type MoRef } from './vmomi.js';
+import { parseMoRef, readManagedObjects } from './vmomi.js';
+import type { MoRef } from './payload.js';
 
 /** Managed object types imported, and the kind and id segment each becomes. */
 const TYPES: Readonly<Record<string, { kind: Kind; segment: string; facts: (f: Facts) => MappedState<string> }>> = {

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertEdges, upsertResources } from '../../../src/graph/index.js';
+import { upsertEdges } from '../../../src/graph/edges.js';
+import { upsertResources } from '../../../src/graph/resources.js';
 import { createLogger } from '../../../src/log.js';
 import { createGraphqlApp } from '../../../src/server/app.js';
-import { TokenStore, addToken } from '../../../src/server/tokens.js';
-import { countingDriver } from '../../../src/graph/counting-driver.js';
+import { addToken, TokenStore } from '../../../src/server/tokens.js';
+import { countingDriver } from '../../../src/graph/driver.js';
 import { useGraph } from '../../support/graph.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,12 +1,11 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { correlateChanges, explainStoredTransition } from '../../../correlator/runner.js';
-import { listConditions } from '../../../src/graph/conditions.js';
+import { searchConditions } from '../../../src/graph/conditions.js';
 import { upsertEvents } from '../../../src/graph/events.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { upsertResources } from '../../../src/graph/resources.js';
-import { listTransitions } from '../../../src/graph/transition-queries.js';
-import type { TransitionRecord } from '../../../src/graph/transition-record.js';
+import { listTransitions, type TransitionRecord } from '../../../src/graph/transitions.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, useEventCleanup } from '../../support/proxmox-tasks.js';
 
@@ -98,9 +97,11 @@ describe('correlateChanges', () => {
     expect(second.created[0]!.attribution).toMatchObject({ confidence: 'none', consideredEvents: 1 });
     expect(second.created[0]!.narrative).toMatch(/already explain earlier transitions; the cause is unknown\.$/);
     const page = await listTransitions(driver, { resourceId: vmId('102') });
-    expect(
-      page.transitions.map((x) => `${x.transition.from}>${x.transition.to}:${x.transition.attribution.confidence}`),
-    ).toEqual(['running>stopped:none', 'stopped>running:medium', 'running>stopped:high']);
+    expect(page.nodes.map((x) => `${x.from}>${x.to}:${x.attribution.confidence}`)).toEqual([
+      'running>stopped:none',
+      'stopped>running:medium',
+      'running>stopped:high',
+    ]);
   });
 
   it('paused on an I/O error opens a condition carrying the attribution; leaving the state resolves it', async () => {
@@ -112,7 +113,7 @@ describe('correlateChanges', () => {
       { ...base, observedAt: at(0) },
     );
     expect(opened.conditions.opened).toHaveLength(1);
-    const [open] = (await listConditions(driver, { resourceId: vmId('113'), status: 'open' })).conditions;
+    const [open] = (await searchConditions(driver, { resourceId: vmId('113'), status: 'open' }, { first: 50 })).nodes;
     expect(open).toMatchObject({
       type: 'paused_io_error',
       evidence: { transitionId: opened.created[0]!.id, rawState: 'running/io-error' },
@@ -128,7 +129,9 @@ describe('correlateChanges', () => {
       { ...base, observedAt: at(120) },
     );
     expect(resolved.conditions.resolved).toEqual([open!.id]);
-    expect((await listConditions(driver, { resourceId: vmId('113'), status: 'open' })).conditions).toEqual([]);
+    expect((await searchConditions(driver, { resourceId: vmId('113'), status: 'open' }, { first: 50 })).nodes).toEqual(
+      [],
+    );
   });
 
   it('suppression on: a high-confidence principal suppresses; the gate reasons are stored', async () => {
@@ -233,6 +236,6 @@ describe('explainStoredTransition', () => {
     });
     expect(x.attribution).toMatchObject({ confidence: 'medium', expectedType: false });
     expect(x.narrative).toMatch(/Confidence medium: unexpected task type for running → stopped/);
-    expect((await listTransitions(driver, { resourceId: vmId('105') })).transitions).toEqual([]);
+    expect((await listTransitions(driver, { resourceId: vmId('105') })).nodes).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listConditions, openCondition, resolveCondition } from '../../../src/graph/conditions.js';
+import { openCondition, resolveCondition, searchConditions } from '../../../src/graph/conditions.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { useGraph } from '../../support/graph.js';
 
@@ -51,8 +51,8 @@ describe('condition repository', () => {
       ),
     );
     expect(results.filter((r) => r.opened)).toHaveLength(1);
-    const open = await listConditions(driver, { resourceId: host, status: 'open' });
-    expect(open.conditions).toHaveLength(1);
+    const open = await searchConditions(driver, { resourceId: host, status: 'open' }, { first: 50 });
+    expect(open.nodes).toHaveLength(1);
   });
 
   it('resolves, then a new open starts a new condition', async () => {
@@ -77,14 +77,16 @@ describe('condition repository', () => {
   });
 
   it('lists by resource, type and status, newest first, with cursors', async () => {
-    const all = await listConditions(driver, { resourceId: vm });
-    expect(all.conditions.map((c) => c.status)).toEqual(['open', 'resolved']);
-    const page1 = await listConditions(driver, { resourceId: vm, first: 1 });
+    const all = await searchConditions(driver, { resourceId: vm }, { first: 50 });
+    expect(all.nodes.map((c) => c.status)).toEqual(['open', 'resolved']);
+    const page1 = await searchConditions(driver, { resourceId: vm }, { first: 1 });
     expect(page1.hasNextPage).toBe(true);
-    const page2 = await listConditions(driver, { resourceId: vm, first: 1, after: page1.endCursor });
+    const page2 = await searchConditions(driver, { resourceId: vm }, { first: 1, after: page1.endCursor });
     expect(page2).toMatchObject({ hasNextPage: false });
-    expect([...page1.conditions, ...page2.conditions].map((c) => c.id)).toEqual(all.conditions.map((c) => c.id));
-    expect((await listConditions(driver, { type: 'unreachable', resourceId: host })).conditions).toHaveLength(1);
+    expect([...page1.nodes, ...page2.nodes].map((c) => c.id)).toEqual(all.nodes.map((c) => c.id));
+    expect(
+      (await searchConditions(driver, { type: 'unreachable', resourceId: host }, { first: 50 })).nodes,
+    ).toHaveLength(1);
   });
 
   it('refuses unknown types, bad cursors and missing resources', async () => {
@@ -94,7 +96,7 @@ describe('condition repository', () => {
     await expect(
       openCondition(driver, { resourceId: `proxmox:${scope}/qemu/999`, type: 'unreachable', evidence: null }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(listConditions(driver, { after: 'garbage' })).rejects.toThrow(/after: not a cursor/);
-    await expect(listConditions(driver, { first: 0 })).rejects.toThrow(/first: must be an integer from 1 to 500/);
+    await expect(searchConditions(driver, {}, { first: 50, after: 'garbage' })).rejects.toThrow(/after: not a cursor/);
+    await expect(searchConditions(driver, {}, { first: 0 })).rejects.toThrow(/first: must be an integer from 1 to 500/);
   });
 });

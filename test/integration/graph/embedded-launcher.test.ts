@@ -3,12 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  EmbeddedNeo4jError,
-  freePort,
-  resolveClasspath,
-  startEmbeddedNeo4j,
-} from '../../../src/graph/embedded/index.js';
+import { EmbeddedNeo4jError } from '../../../src/graph/embedded/errors.js';
+import { freePort } from '../../../src/graph/embedded/ports.js';
+import { resolveClasspath } from '../../../src/graph/embedded/classpath.js';
+import { startEmbeddedNeo4j } from '../../../src/graph/embedded/launcher.js';
 
 const dirs: string[] = [];
 const tempDir = () => {

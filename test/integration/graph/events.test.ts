@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { candidateWindow } from '../../../correlator/window.js';
-import { findCandidateEvents, getEventsByIds, listEvents } from '../../../src/graph/event-queries.js';
-import { linkEventsToResources, upsertEvents } from '../../../src/graph/events.js';
+import {
+  findCandidateEvents,
+  getEventsByIds,
+  linkEventsToResources,
+  listEvents,
+  upsertEvents,
+} from '../../../src/graph/events.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, upidOf } from '../../support/proxmox-tasks.js';

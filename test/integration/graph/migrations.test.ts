@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATEST_MIGRATION, MIGRATIONS, appliedVersion, migrate } from '../../../src/graph/index.js';
+import { appliedVersion, LATEST_MIGRATION, migrate, MIGRATIONS } from '../../../src/graph/migrations.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver } = useGraph();

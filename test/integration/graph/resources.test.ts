@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { getResourceById, getResourcesBySlug, resolveResource, upsertResources } from '../../../src/graph/index.js';
-import { markUnseenResourcesMissing } from '../../../src/graph/staleness.js';
+import {
+  getResourceById,
+  getResourcesBySlug,
+  markUnseenResourcesMissing,
+  resolveResource,
+  upsertResources,
+} from '../../../src/graph/resources.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver, scope } = useGraph();

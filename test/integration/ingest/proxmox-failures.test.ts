@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listConditions } from '../../../src/graph/conditions.js';
-import { getResourceById } from '../../../src/graph/resources.js';
-import { listMissingResources } from '../../../src/graph/staleness.js';
+import { searchConditions } from '../../../src/graph/conditions.js';
+import { getResourceById, listMissingResources } from '../../../src/graph/resources.js';
 import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
 import { useGraph } from '../../support/graph.js';
 import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
-import { startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
 
@@ -91,12 +90,12 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
       expect(bad).toMatchObject({ markedMissing: 0, edgesMarkedMissing: 0, stateChanges: [] });
       expect(await snapshot(c)).toEqual(before);
       expect(await listMissingResources(driver, { scope: `proxmox:${c}` })).toEqual([]);
-      const open = await listConditions(driver, {
-        resourceId: `proxmox:${c}/cluster`,
-        type: 'adapter_unreachable',
-        status: 'open',
-      });
-      expect(open.conditions).toHaveLength(scenario.reached ? 0 : 1);
+      const open = await searchConditions(
+        driver,
+        { resourceId: `proxmox:${c}/cluster`, type: 'adapter_unreachable', status: 'open' },
+        { first: 50 },
+      );
+      expect(open.nodes).toHaveLength(scenario.reached ? 0 : 1);
     });
   });
 
@@ -131,18 +130,18 @@ describe('adapter_unreachable', () => {
     expect(first.conditions.opened).toHaveLength(1);
     expect(second.conditions.opened).toEqual([]);
     expect(first.errors[0]!.message).toMatch(/authentication failed: check AITIA_PROXMOX_TOKEN/);
-    const open = await listConditions(driver, { resourceId: cluster, status: 'open' });
-    expect(open.conditions).toHaveLength(1);
-    expect(open.conditions[0]).toMatchObject({
+    const open = await searchConditions(driver, { resourceId: cluster, status: 'open' }, { first: 50 });
+    expect(open.nodes).toHaveLength(1);
+    expect(open.nodes[0]).toMatchObject({
       type: 'adapter_unreachable',
       evidence: { kind: 'auth', status: 401, path: '/cluster/status' },
     });
 
     const ok = await syncProxmox(driver, standinClient(standin));
-    expect(ok.conditions.resolved).toEqual([open.conditions[0]!.id]);
-    const all = await listConditions(driver, { resourceId: cluster });
-    expect(all.conditions.map((x) => x.status)).toEqual(['resolved']);
-    expect(all.conditions[0]!.resolvedAt).toMatch(/^\d{4}-/);
+    expect(ok.conditions.resolved).toEqual([open.nodes[0]!.id]);
+    const all = await searchConditions(driver, { resourceId: cluster }, { first: 50 });
+    expect(all.nodes.map((x) => x.status)).toEqual(['resolved']);
+    expect(all.nodes[0]!.resolvedAt).toMatch(/^\d{4}-/);
   });
 
   it('a cluster never read gets a placeholder named after the URL, retired once the real cluster answers', async () => {
@@ -157,8 +156,8 @@ describe('adapter_unreachable', () => {
         state: 'unreachable',
         lifecycle: 'provisioning',
       });
-      const open = await listConditions(driver, { resourceId: placeholder, status: 'open' });
-      expect(open.conditions[0]!.evidence).toMatchObject({
+      const open = await searchConditions(driver, { resourceId: placeholder, status: 'open' }, { first: 50 });
+      expect(open.nodes[0]!.evidence).toMatchObject({
         status: 500,
         message: expect.stringContaining('pve-cluster service not running'),
       });
@@ -168,7 +167,7 @@ describe('adapter_unreachable', () => {
       other.routes(labRoutes(c));
       const up = await syncProxmox(driver, standinClient(other));
       expect(up.complete).toBe(true);
-      expect(up.conditions.resolved).toEqual([open.conditions[0]!.id]);
+      expect(up.conditions.resolved).toEqual([open.nodes[0]!.id]);
       expect(await getResourceById(driver, placeholder)).toMatchObject({ lifecycle: 'missing' });
       expect((await getResourceById(driver, `proxmox:${c}/cluster`))!.attributes.api_url).toBe(other.url);
     } finally {

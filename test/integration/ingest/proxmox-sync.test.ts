@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getResourceById } from '../../../src/graph/resources.js';
-import { listMissingResources } from '../../../src/graph/staleness.js';
+import { getResourceById, listMissingResources } from '../../../src/graph/resources.js';
 import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
 import { useGraph } from '../../support/graph.js';
 import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
-import { startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
 

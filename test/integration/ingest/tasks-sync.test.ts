@@ -1,14 +1,13 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getEventsByIds } from '../../../src/graph/event-queries.js';
-import { upsertEvents } from '../../../src/graph/events.js';
-import { getIngestCursor } from '../../../src/graph/ingest-cursors.js';
+import { getEventsByIds, upsertEvents } from '../../../src/graph/events.js';
+import { getIngestCursor } from '../../../src/graph/cursors.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { VANISHED_TASK_STATUS } from '../../../src/ingest/proxmox/tasks-recheck.js';
 import { syncProxmoxTasks, taskCursorId } from '../../../src/ingest/proxmox/tasks-sync.js';
 import { useGraph } from '../../support/graph.js';
 import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
-import { startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
 import { taskEntry, taskEvent, taskListResponder, upidOf, useEventCleanup } from '../../support/proxmox-tasks.js';
 
 const { driver, scope } = useGraph();

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventsCommand } from '../../../src/cli/events.js';
 import type { CliContext } from '../../../src/cli/context.js';
 import { loadConfig } from '../../../src/config.js';
-import { getEventsByIds } from '../../../src/graph/event-queries.js';
+import { getEventsByIds } from '../../../src/graph/events.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { importVcenterEvents } from '../../../src/ingest/vcenter/events-import.js';
 import { createLogger } from '../../../src/log.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../support/fixtures.js';
-import { resourceFromProperties } from '../../../src/graph/resource-record.js';
-import { getResourceById } from '../../../src/graph/resources.js';
+import { getResourceById, resourceFromProperties } from '../../../src/graph/resources.js';
 import { importVcenterInventory } from '../../../src/ingest/vcenter/import.js';
 import { useGraph } from '../../support/graph.js';
 

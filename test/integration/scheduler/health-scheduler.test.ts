@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { getResourceById, upsertResources } from '../../../src/graph/index.js';
-import { searchConditions } from '../../../src/graph/condition-search.js';
+import { getResourceById, upsertResources } from '../../../src/graph/resources.js';
+import { searchConditions } from '../../../src/graph/conditions.js';
 import { createCheck, getCheck, removeCheck } from '../../../src/graph/checks.js';
 import { createLogger } from '../../../src/log.js';
 import { CheckDefinitionSchema } from '../../../src/model/index.js';
-import { startHealthScheduler, type HealthScheduler } from '../../../src/scheduler/health-scheduler.js';
+import { type HealthScheduler, startHealthScheduler } from '../../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../../support/graph.js';
-import { startProbeTarget, type ProbeTarget } from '../../support/probe-target.js';
+import { type ProbeTarget, startProbeTarget } from '../../support/probe-target.js';
 
 const { driver, scope } = useGraph();
 const K = 3;
@@ -32,8 +32,7 @@ async function addCheck(resourceId: string, def: unknown, critical = false) {
   ).check;
 }
 const conditionsOf = async (resourceId: string, type: string, status?: 'open' | 'resolved') =>
-  (await searchConditions(driver, { resourceId, type: type as never, status: status ?? null }, { first: 50 }))
-    .conditions;
+  (await searchConditions(driver, { resourceId, type: type as never, status: status ?? null }, { first: 50 })).nodes;
 const health = async (resourceId: string) => (await getResourceById(driver, resourceId))!.health;
 
 beforeAll(async () => {

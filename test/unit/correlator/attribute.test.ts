@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  TRANSITION_TABLE,
-  attribute,
-  consumedBy,
-  type AttributeOptions,
-  type Attribution,
-  type Transition,
-} from '../../../correlator/index.js';
+import { attribute, type AttributeOptions, consumedBy, TRANSITION_TABLE } from '../../../correlator/index.js';
+import type { Attribution, Transition } from '../../../src/model/index.js';
 import type { EventRecord } from '../../../src/model/events.js';
 import { at, task, vcEvent, vmTransition } from './builders.js';
 

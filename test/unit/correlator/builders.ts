@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Transition } from '../../../correlator/index.js';
+import type { Transition } from '../../../src/model/index.js';
 import { transformProxmoxTask } from '../../../src/ingest/proxmox/tasks-transform.js';
 import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
 import type { EventRecord } from '../../../src/model/events.js';

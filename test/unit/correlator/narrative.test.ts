@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { TRANSITION_TABLE, attribute, narrate, type Transition } from '../../../correlator/index.js';
+import { attribute, narrate, TRANSITION_TABLE } from '../../../correlator/index.js';
+import type { Transition } from '../../../src/model/index.js';
 import type { EventRecord } from '../../../src/model/events.js';
-import { VM, task, vmTransition } from './builders.js';
+import { task, VM, vmTransition } from './builders.js';
 
 const web01 = { id: VM, kind: 'vm', name: 'web-01' };
 

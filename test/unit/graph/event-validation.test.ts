@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventFromProperties, eventProperties } from '../../../src/graph/event-record.js';
-import { validateEventRecords } from '../../../src/graph/events.js';
+import { eventFromProperties, eventProperties, validateEventRecords } from '../../../src/graph/events.js';
 import { transitionId } from '../../../src/graph/transitions.js';
 import { transformProxmoxTask } from '../../../src/ingest/proxmox/tasks-transform.js';
 import type { EventRecord } from '../../../src/model/events.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyAction, type AutonomyLevel, type RiskClass } from '../../../src/policy/index.js';
 import { DEFAULT, target, TRUSTING } from './helpers.js';
 
-// Every rule of policy/default.yaml: target, action → risk class, the rule's autonomy, and the
+// Every rule of config/policy.yaml: target, action → risk class, the rule's autonomy, and the
 // autonomy once the global switch allows reversible_low (read_only and reversible_low may be auto).
 const RULES: Array<[string, string | undefined, string, RiskClass, AutonomyLevel, AutonomyLevel]> = [
   ['service:web', undefined, 'restart', 'reversible_low', 'auto', 'auto'],
@@ -38,7 +38,7 @@ const RULES: Array<[string, string | undefined, string, RiskClass, AutonomyLevel
   ['host:pve1', undefined, 'run', 'read_only', 'auto', 'auto'],
 ];
 
-describe('policy/default.yaml rules', () => {
+describe('config/policy.yaml rules', () => {
   it.each(RULES)('%s (%s) %s → %s, rule %s, trusted %s', (slug, entityType, action, risk, ruleAutonomy, trusted) => {
     const request = {
       target: target(slug, { entityType: entityType ?? null }),

@@ -12,8 +12,8 @@ function edited(change: (doc: Record<string, any>) => void): string {
 }
 
 describe('loading the shipped policy', () => {
-  it('resolves policy/default.yaml at the package root', () => {
-    expect(DEFAULT_POLICY_PATH.endsWith('/policy/default.yaml')).toBe(true);
+  it('resolves config/policy.yaml at the package root', () => {
+    expect(DEFAULT_POLICY_PATH.endsWith('/config/policy.yaml')).toBe(true);
     expect(existsSync(DEFAULT_POLICY_PATH)).toBe(true);
   });
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decideTransition,
-  type TransitionAttribution,
-  type TransitionDecisionKind,
-} from '../../../src/policy/index.js';
+import { decideTransition, type TransitionAttribution } from '../../../src/policy/index.js';
+import type { TransitionDecisionKind } from '../../../src/model/index.js';
 
 const NARRATIVE = 'stopped by root@pam (task UPID:pve1:0001:vzstop) at 14:32:05 UTC — high confidence';
 const human: TransitionAttribution = { confidence: 'high', actor: 'root@pam', actorKind: 'human' };

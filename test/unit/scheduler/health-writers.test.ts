@@ -16,7 +16,7 @@ function sources(dir: string): string[] {
 /** `x.health = …`, `x.lastCheckAt = …`, `x.last_check = …`, `x.last_check_at = …` in Cypher (not `==`/`<>` comparisons). */
 const HEALTH_WRITE = /\b\w+\.(health|lastCheckAt|last_check|last_check_at)\s*=(?!=)/;
 
-describe('only src/graph/health-write.ts writes health', () => {
+describe('only writeHealth (src/graph/checks.ts) writes health', () => {
   it('no other source file sets health, last_check or lastCheckAt on a node', () => {
     const writers = ['src', 'resolvers', 'correlator']
       .flatMap((d) => sources(join(root, d)))
@@ -26,7 +26,14 @@ describe('only src/graph/health-write.ts writes health', () => {
           .some((line) => HEALTH_WRITE.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*')),
       )
       .map((f) => relative(root, f));
-    expect(writers).toEqual(['src/graph/health-write.ts']);
+    expect(writers).toEqual(['src/graph/checks.ts']);
+    // …and there, only inside writeHealth.
+    const text = readFileSync(join(root, 'src/graph/checks.ts'), 'utf8');
+    const start = text.indexOf('export async function writeHealth(');
+    const end = text.indexOf('\n}\n', start);
+    expect(start).toBeGreaterThan(-1);
+    const outside = (text.slice(0, start) + text.slice(end)).split('\n').filter((l) => HEALTH_WRITE.test(l));
+    expect(outside).toEqual([]);
   });
 
   it('the pattern catches a write and ignores a comparison', () => {

@@ -17,7 +17,7 @@ import {
 } from '../../../src/model/index.js';
 import { ACTOR_KINDS, ATTRIBUTION_CONFIDENCES, EVENT_TYPES, STATUS_CLASSES } from '../../../src/model/events.js';
 import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from '../../../src/policy/index.js';
-import { loadTypeDefs } from '../../../src/server/schema.js';
+import { loadTypeDefs } from '../../../src/server/graphql-schema.js';
 import { KIND_TYPENAMES } from '../../../resolvers/resources.js';
 
 const schema = buildSchema(loadTypeDefs().join('\n'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AitiaError } from '../../../src/errors.js';
-import { parseClassifyInput, type ClassifyActionArgs } from '../../../src/server/classify-request.js';
+import { AitiaError } from '../../../src/model/index.js';
+import { type ClassifyActionArgs, parseClassifyInput } from '../../../src/server/classify-request.js';
 
 const base: ClassifyActionArgs = { target: 'vm:web', action: 'restart' };
 

@@ -44,7 +44,7 @@ export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 
 const ClassOverridesSchema = z.partialRecord(RiskClassSchema, AutonomySchema);
 
-/** The whole policy document (policy/default.yaml is the shipped instance). */
+/** The whole policy document (config/policy.yaml is the shipped instance). */
 export const PolicySchema = z
   .strictObject({
     version: z.literal(1),
@@ -64,11 +64,9 @@ export const PolicySchema = z
       // entity slug, resource id or entity type → why it must never act on its own
       never_auto_act: z
         .record(
-          z
-            .string()
-            .refine((k) => isEntityRef(k) || isEntityType(k), {
-              message: 'must be a slug, resource id or entity type',
-            }),
+          z.string().refine((k) => isEntityRef(k) || isEntityType(k), {
+            message: 'must be a slug, resource id or entity type',
+          }),
           z.string(),
         )
         .default({}),

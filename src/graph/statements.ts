@@ -1,0 +1,106 @@
+import { DateTime } from 'luxon';
+import neo4j from 'neo4j-driver';
+import { badInput } from '../model/index.js';
+
+/**
+ * Helpers every repository uses to write its statements: values in and out of Bolt, rows sent in
+ * batches (`UNWIND $rows`), and newest-first keyset pages.
+ */
+
+/**
+ * Converts what the driver returns into plain JSON-able values: Integers to numbers (they are
+ * counts, ports and ids well within 2^53), temporal values to ISO-8601 UTC strings.
+ */
+export function toPlain(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (neo4j.isInt(value)) return (value as { toNumber(): number }).toNumber();
+  if (neo4j.isDateTime(value)) {
+    const d = (value as { toStandardDate(): Date }).toStandardDate();
+    return DateTime.fromJSDate(d, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
+  }
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if ('properties' in v && 'labels' in v) return toPlain(v.properties);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
+  }
+  return value;
+}
+
+/** An ISO-8601 UTC timestamp for `datetime($param)`; defaults to now. */
+export function isoNow(): string {
+  return DateTime.utc().toISO();
+}
+
+/** Bolt sends JS numbers as floats; counts and limits must travel as Integers. */
+export function int(n: number) {
+  return neo4j.int(Math.trunc(n));
+}
+
+/** Runs `write` for each batch of at most `size` rows, in order (one `UNWIND $rows` statement each). */
+export async function inBatches<T>(
+  rows: readonly T[],
+  size: number,
+  write: (batch: T[]) => Promise<void>,
+): Promise<void> {
+  const n = Math.max(1, Math.floor(size));
+  for (let i = 0; i < rows.length; i += n) await write(rows.slice(i, i + n));
+}
+
+/** The largest page any list returns. */
+export const MAX_PAGE_SIZE = 500;
+
+/** A keyset position in a newest-first list: the item's time and id (ties broken by id). */
+export interface TimeCursor {
+  at: string;
+  id: string;
+}
+
+/** The opaque Relay cursor of an item at `at` with `id`. */
+export function encodeTimeCursor(at: string, id: string): string {
+  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
+}
+
+/** Reads a cursor made by {@link encodeTimeCursor}; anything else is BAD_USER_INPUT naming `after` and the list. */
+export function decodeTimeCursor(after: string, list: string): TimeCursor {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof at === 'string' && typeof id === 'string' && DateTime.fromISO(at).isValid) return { at, id };
+  } catch {
+    // fall through to the error below
+  }
+  throw badInput('after', `not a cursor returned by ${list}`);
+}
+
+/** One page of a newest-first list, with a Relay cursor per item. */
+export interface KeysetPage<T> {
+  nodes: T[];
+  cursors: string[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+/**
+ * A newest-first keyset page over (time, id): the query's parameters (`$afterAt`, `$afterId`,
+ * `$limit` = first + 1), its WHERE fragment, and how to cut the answer into a page. A boundary
+ * never skips or repeats an item. `first` outside 1–500 and a foreign cursor are BAD_USER_INPUT.
+ */
+export function newestFirst(page: { first: number; after?: string | null }, list: string) {
+  if (!Number.isInteger(page.first) || page.first < 1 || page.first > MAX_PAGE_SIZE)
+    throw badInput('first', `must be an integer from 1 to ${MAX_PAGE_SIZE}, got ${page.first}`);
+  const cursor = page.after ? decodeTimeCursor(page.after, list) : null;
+  return {
+    params: { afterAt: cursor?.at ?? null, afterId: cursor?.id ?? null, limit: int(page.first + 1) },
+    /** `alias.timeProp` (a datetime) and `alias.id` strictly after the cursor, newest first. */
+    before: (alias: string, timeProp: string) =>
+      `($afterAt IS NULL OR ${alias}.${timeProp} < datetime($afterAt) OR (${alias}.${timeProp} = datetime($afterAt) AND ${alias}.id < $afterId))`,
+    cut<T>(all: T[], key: (item: T) => TimeCursor): KeysetPage<T> {
+      const nodes = all.slice(0, page.first);
+      const cursors = nodes.map((n) => {
+        const k = key(n);
+        return encodeTimeCursor(k.at, k.id);
+      });
+      return { nodes, cursors, hasNextPage: all.length > page.first, endCursor: cursors.at(-1) ?? null };
+    },
+  };
+}
