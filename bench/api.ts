@@ -11,6 +11,7 @@ import { countingDriver } from '../src/graph/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';
+import { createTransitionBus } from '../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../src/server/http.js';
 import { addToken, TokenStore } from '../src/server/tokens.js';
 import { benchNeo4j, fmt, percentile, timeEach } from './support.js';
@@ -55,7 +56,7 @@ try {
   const tokensFile = join(tmp, 'tokens.json');
   const token = addToken(tokensFile, 'bench-agent', 'agent');
   const server = createHttpServer(
-    { driver: counted.driver, log: createLogger('silent'), version: 'bench' },
+    { driver: counted.driver, log: createLogger('silent'), version: 'bench', bus: createTransitionBus() },
     new TokenStore(tokensFile),
   );
   const { url } = await listen(server, '127.0.0.1', 0);

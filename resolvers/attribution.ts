@@ -1,23 +1,24 @@
 import DataLoader from 'dataloader';
 import { filter, pipe } from 'graphql-yoga';
 import { narrate } from '../correlator/index.js';
-import { type Attribution, badInput, type Kind, STATES, type StoredEventRecord } from '../src/model/index.js';
+import {
+  type Attribution,
+  badInput,
+  type Kind,
+  STATES,
+  type StoredEventRecord,
+  type TransitionRecord,
+} from '../src/model/index.js';
 import { stateAt } from '../correlator/state-at.js';
 import { explainStoredTransition } from '../correlator/runner.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { getEventsByIds, listEvents } from '../src/graph/events.js';
-import {
-  getTransition,
-  listTransitions,
-  transitionHistoryAt,
-  type TransitionRecord,
-} from '../src/graph/transitions.js';
+import { getTransition, listTransitions, transitionHistoryAt } from '../src/graph/transitions.js';
 import { importVcenterEvents } from '../src/ingest/vcenter/events-import.js';
 import { decideTransition } from '../src/policy/transition-gate.js';
 import { audited } from '../src/server/audited.js';
 import type { RequestContext } from '../src/server/context.js';
 import { assertCan } from '../src/server/permissions.js';
-import { transitionPubSub } from '../src/server/transition-pubsub.js';
 import { resolveRef } from './relationships.js';
 
 /** Events per ingestVcenterEvents call: a bigger document is split by the caller. */
@@ -175,7 +176,7 @@ export const attributionResolvers: Resolvers = {
       subscribe: async (_p, args, ctx) => {
         assertCan(ctx.principal, 'transition:read');
         const rid = args.resourceId ? (await resolveRef(ctx.driver, args.resourceId, 'resourceId')).id : null;
-        const bus = ctx.services.transitionPubSub ?? transitionPubSub;
+        const bus = ctx.services.bus;
         return pipe(
           bus.subscribe(),
           filter((t: TransitionRecord) => rid === null || t.resourceId === rid),

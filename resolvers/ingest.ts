@@ -1,7 +1,6 @@
 import { vcenterInventoryPass } from '../src/ingest/vcenter/inventory-pass.js';
 import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
-import { transitionPubSub } from '../src/server/transition-pubsub.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 
 export const ingestResolvers: Resolvers = {
@@ -15,7 +14,7 @@ export const ingestResolvers: Resolvers = {
           suppression: ctx.services.policy?.policy.attribution.suppression ?? 'shadow',
           correlator:
             ctx.services.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: ctx.services.clockSkewSeconds },
-          publish: (t) => (ctx.services.transitionPubSub ?? transitionPubSub).publish(t),
+          publish: (t) => ctx.services.bus.publish(t),
         });
         return {
           scope: report.scope,

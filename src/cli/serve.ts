@@ -10,6 +10,7 @@ import { loadStartupPolicy } from '../policy/startup.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
 import { statePollPass } from '../scheduler/state-poll.js';
+import { createTransitionBus } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { ensureDevTokens, TokenStore } from '../server/tokens.js';
 import { openConfiguredGraph, type CliCommand, type CliContext } from './context.js';
@@ -53,8 +54,10 @@ export const serveCommand: CliCommand = {
     const tokens = new TokenStore(config.tokensFile);
     const graph = await (demo ? openConfiguredGraph(config, log) : ctx.openGraph());
     if (demo) await runDemo(graph.driver, { suppression: policy.policy.attribution.suppression, print: ctx.print });
+    // One bus per process: the poller publishes, `transitionObserved` subscribers read.
+    const bus = createTransitionBus();
     const server = createHttpServer(
-      { driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds },
+      { driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds, bus },
       tokens,
     );
     const bound = await listen(server, config.host, config.port);
@@ -81,6 +84,7 @@ export const serveCommand: CliCommand = {
             suppression: policy.policy.attribution.suppression,
             correlator: { clockSkewSeconds: config.clockSkewSeconds },
             tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 },
+            publish: (t) => bus.publish(t),
           }),
         })
       : null;

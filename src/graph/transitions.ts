@@ -7,35 +7,12 @@ import {
   noneAttribution,
   STATES,
   type TransitionDecision,
+  transitionId,
+  type TransitionRecord,
 } from '../model/index.js';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-
-/**
- * A Transition as the graph stores it: `(:Transition {id, resourceId, kind, fromState, toState,
- * rawFrom, rawTo, observedAt, observer, hostId, …attribution summary…, attribution (JSON),
- * decision, decisionReasons, wouldHaveSuppressed, narrative})-[:OF]->(:Resource)`.
- * The attribution's headline fields are properties (queryable); the whole object is JSON.
- */
-export interface TransitionRecord {
-  id: string;
-  resourceId: string;
-  kind: Kind;
-  from: string;
-  to: string;
-  rawFrom: string | null;
-  rawTo: string | null;
-  observedAt: string;
-  observer: string;
-  /** The node/host the resource ran on when observed (for `low` look-ups), if known. */
-  hostId: string | null;
-  attribution: Attribution;
-  decision: TransitionDecision;
-  /** The narrative in UTC as rendered when stored (other zones are rendered on demand). */
-  narrative: string;
-  createdAt: string;
-}
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
@@ -96,15 +73,6 @@ export interface NewTransition {
   attribution: Attribution;
   decision: TransitionDecision;
   narrative: string;
-}
-
-/**
- * The natural key of a transition: resource, change and observation time to the millisecond
- * (`proxmox:lab/qemu/101#running>stopped@1778724511000`). The same observation stored twice is one.
- */
-export function transitionId(t: { resourceId: string; from: string; to: string; observedAt: string }): string {
-  const ms = DateTime.fromISO(t.observedAt, { setZone: true }).toMillis();
-  return `${t.resourceId}#${t.from}>${t.to}@${ms}`;
 }
 
 function validate(t: NewTransition): void {

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../correlator/runner.js';
-import type { TransitionRecord } from '../graph/transitions.js';
+import type { TransitionRecord } from '../model/index.js';
 import { linkEventsToResources } from '../graph/events.js';
 import type { Logger } from '../log.js';
 import type { IngestReport, ProgressSink } from '../ingest/report.js';
@@ -10,7 +10,6 @@ import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js'
 import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
 import { DEFAULT_POLICY_PATH, loadPolicyFile } from '../policy/load.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
-import { transitionPubSub } from '../server/transition-pubsub.js';
 
 export interface StatePollOptions {
   /** The policy's `attribution.suppression`; read from `policyFile` when not given. */
@@ -21,7 +20,7 @@ export interface StatePollOptions {
   correlator?: Partial<CorrelatorSettings>;
   tasks?: SyncProxmoxTasksOptions;
   inventory?: SyncProxmoxOptions;
-  /** Where new transitions go; default the process's bus (the `transitionObserved` subscription). */
+  /** Where new transitions go: the process's bus (the `transitionObserved` subscription); none without subscribers. */
   publish?: (transition: TransitionRecord) => void;
   onProgress?: ProgressSink;
   /** Called with the task stage's summary line as soon as that stage is done (before the inventory). */
@@ -70,7 +69,7 @@ export async function runProxmoxStatePoll(
     observer: `scheduler:${inventory.scope}`,
     suppression,
     settings: options.correlator,
-    publish: options.publish ?? ((t) => transitionPubSub.publish(t)),
+    publish: options.publish ?? (() => {}),
   });
   return { tasks, inventory, linkedEvents, correlation };
 }

@@ -1,9 +1,9 @@
 import type { Driver } from 'neo4j-driver';
+import type { TransitionBus } from '../pipeline/bus.js';
 import type { Logger } from '../log.js';
 import type { LoadedPolicy } from '../policy/startup.js';
 import type { Loaders } from './loaders.js';
 import type { Principal } from './permissions.js';
-import type { TransitionPubSub } from './transition-pubsub.js';
 
 /** Long-lived things the resolvers use; built once at start. */
 export interface AppServices {
@@ -14,8 +14,8 @@ export interface AppServices {
   policy?: LoadedPolicy;
   /** The correlator's provider clock tolerance (AITIA_CLOCK_SKEW_SECONDS); default 5 s. */
   clockSkewSeconds?: number;
-  /** The transition bus for `transitionObserved`; default the process's (src/server/transition-pubsub.ts). */
-  transitionPubSub?: TransitionPubSub;
+  /** The process's transition bus: the pipeline publishes, `transitionObserved` subscribes. */
+  bus: TransitionBus;
 }
 
 /** What every resolver receives: the services, the caller, and this request's DataLoaders. */

@@ -45,7 +45,10 @@ beforeAll(async () => {
   const first = labRoutes(c);
   patchData(first, 'GET /nodes/pve2/qemu/113/status/current', { qmpstatus: 'running' });
   standin.routes(withTasks(first));
-  const p1 = await runProxmoxStatePoll(driver, standinClient(standin), { suppression: 'shadow' });
+  const p1 = await runProxmoxStatePoll(driver, standinClient(standin), {
+    suppression: 'shadow',
+    publish: (t) => srv.bus.publish(t),
+  });
   expect(p1.correlation.created).toEqual([]);
   poll1At = p1.inventory.startedAt;
 
@@ -111,7 +114,10 @@ beforeAll(async () => {
   });
   patchData(second, 'GET /nodes/pve3/qemu/130/status/current', { status: 'stopped', qmpstatus: 'stopped' });
   standin.routes(withTasks(second));
-  poll2 = await runProxmoxStatePoll(driver, standinClient(standin), { suppression: 'shadow' });
+  poll2 = await runProxmoxStatePoll(driver, standinClient(standin), {
+    suppression: 'shadow',
+    publish: (t) => srv.bus.publish(t),
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
 import { createLogger } from '../../src/log.js';
+import { createTransitionBus, type TransitionBus } from '../../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
 import { TokenStore, addToken } from '../../src/server/tokens.js';
 import type { Role } from '../../src/model/index.js';
@@ -11,6 +12,8 @@ import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js'
 export interface TestServer {
   url: string;
   tokens: Record<Role, string>;
+  /** The server's transition bus: a test's poll publishes here for `transitionObserved`. */
+  bus: TransitionBus;
   /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
   gql(token: string | null, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
@@ -31,14 +34,16 @@ export async function startTestServer(
   const tokens = Object.fromEntries(
     roles.map((r) => [r, addToken(file, `${options.tokenPrefix ?? 'test'}-${r}`, r)]),
   ) as Record<Role, string>;
+  const bus = createTransitionBus();
   const server = createHttpServer(
-    { driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy },
+    { driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy, bus },
     new TokenStore(file),
   );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,
     tokens,
+    bus,
     async gql(token, query, variables) {
       const res = await fetch(`${url}/graphql`, {
         method: 'POST',

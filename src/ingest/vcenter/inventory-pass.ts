@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { correlateChanges, type CorrelationReport, type CorrelatorSettings } from '../../../correlator/runner.js';
-import type { TransitionRecord } from '../../graph/transitions.js';
+import type { TransitionRecord } from '../../model/index.js';
 import type { SuppressionMode } from '../../policy/policy-document.js';
 import type { IngestReport } from '../report.js';
 import { importVcenterInventory, type ImportVcenterOptions } from './import.js';

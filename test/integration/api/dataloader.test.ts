@@ -5,6 +5,7 @@ import { createLogger } from '../../../src/log.js';
 import { createGraphqlApp } from '../../../src/server/app.js';
 import { addToken, TokenStore } from '../../../src/server/tokens.js';
 import { countingDriver } from '../../../src/graph/driver.js';
+import { createTransitionBus } from '../../../src/pipeline/bus.js';
 import { useGraph } from '../../support/graph.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ const counted = countingDriver(driver);
 const tokensFile = join(mkdtempSync(join(tmpdir(), 'aitia-dl-')), 'tokens.json');
 const token = addToken(tokensFile, 'dl-agent', 'agent');
 const app = createGraphqlApp(
-  { driver: counted.driver, log: createLogger('silent'), version: 'test' },
+  { driver: counted.driver, log: createLogger('silent'), version: 'test', bus: createTransitionBus() },
   new TokenStore(tokensFile),
 );
 

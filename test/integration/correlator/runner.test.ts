@@ -5,7 +5,8 @@ import { searchConditions } from '../../../src/graph/conditions.js';
 import { upsertEvents } from '../../../src/graph/events.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { upsertResources } from '../../../src/graph/resources.js';
-import { listTransitions, type TransitionRecord } from '../../../src/graph/transitions.js';
+import { listTransitions } from '../../../src/graph/transitions.js';
+import type { TransitionRecord } from '../../../src/model/index.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, useEventCleanup } from '../../support/proxmox-tasks.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventFromProperties, eventProperties, validateEventRecords } from '../../../src/graph/events.js';
-import { transitionId } from '../../../src/graph/transitions.js';
+import { transitionId } from '../../../src/model/index.js';
 import { transformProxmoxTask } from '../../../src/ingest/proxmox/tasks-transform.js';
 import type { EventRecord } from '../../../src/model/events.js';
 

@@ -1,11 +1,11 @@
 import { createPubSub, type PubSubEventTarget, SlidingBuffer } from 'graphql-yoga';
-import type { TransitionRecord } from '../graph/transitions.js';
+import type { TransitionRecord } from '../model/index.js';
 
 /** Topics of the transition bus and what each carries. */
 type TransitionTopics = { transitionObserved: [TransitionRecord] };
 
-/** The in-process bus between the correlator runner (publishes) and `transitionObserved` subscribers. */
-export interface TransitionPubSub {
+/** The in-process bus between the observation pipeline (publishes) and `transitionObserved` subscribers. */
+export interface TransitionBus {
   publish(transition: TransitionRecord): void;
   /** Every transition published from now on, until the iterator is returned. */
   subscribe(): AsyncIterableIterator<TransitionRecord>;
@@ -15,8 +15,9 @@ export interface TransitionPubSub {
  * A bus on graphql-yoga's createPubSub over one shared event target. Each subscriber gets its own
  * sliding buffer: a slow one drops its oldest undelivered transitions instead of overflowing
  * (a shared buffer instance, or none, would let one stalled agent fail the publishing poll).
+ * One per process, created at start and passed to the pipeline and the API; never a singleton.
  */
-export function createTransitionPubSub(): TransitionPubSub {
+export function createTransitionBus(): TransitionBus {
   const target = new EventTarget() as unknown as PubSubEventTarget<TransitionTopics>;
   const publisher = createPubSub<TransitionTopics>({ eventTarget: target });
   return {
@@ -27,9 +28,3 @@ export function createTransitionPubSub(): TransitionPubSub {
       ) as AsyncIterableIterator<TransitionRecord>,
   };
 }
-
-/**
- * The process's bus: the scheduler in `aitia serve` and the GraphQL app share it unless
- * AppServices names another (one process, one bus; replicas would need a shared event target).
- */
-export const transitionPubSub: TransitionPubSub = createTransitionPubSub();
