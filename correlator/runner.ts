@@ -2,7 +2,14 @@ import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../src/graph/conditions.js';
 import { findCandidateEvents, findNodeEvents } from '../src/graph/events.js';
 import { hostOf } from '../src/graph/resource-queries.js';
-import { type Attribution, noneAttribution, type ResourceRecord, type Transition, transitionId, type TransitionRecord } from '../src/model/index.js';
+import {
+  type Attribution,
+  noneAttribution,
+  type ResourceRecord,
+  type Transition,
+  transitionId,
+  type TransitionRecord,
+} from '../src/model/index.js';
 import { getResourceById } from '../src/graph/resources.js';
 import { consumedEventsOf, createTransition, getTransition } from '../src/graph/transitions.js';
 import type { Kind } from '../src/model/kinds.js';
