@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { attribute, candidateWindow, TRANSITION_TABLE } from '../correlator/index.js';
 import type { Transition } from '../src/model/index.js';
-import { explainStoredTransition } from '../correlator/runner.js';
+import { explainTransition } from '../src/pipeline/correlate.js';
 import { eventFromProperties, findCandidateEvents, upsertEvents } from '../src/graph/events.js';
 import type { EventRecord } from '../src/model/events.js';
 import { benchNeo4j, fmt, percentile, timeEach } from './support.js';
@@ -150,7 +150,7 @@ try {
   const scan = await timeEach(SCANS, 2, (i) => explain(ts[(i * 37) % ts.length]!, scanCandidates));
   // The whole read side of the runner (resource, host, candidates, consumed events) for context.
   const full = await timeEach(Math.min(2_000, TRANSITIONS), 100, (i) =>
-    explainStoredTransition(neo.driver, ts[i % ts.length]!),
+    explainTransition({ driver: neo.driver, suppression: 'shadow' }, ts[i % ts.length]!),
   );
 
   const [i50, i99, s50, s99, f50, f99] = [

@@ -19,3 +19,11 @@ export {
   type StartWindow,
 } from './window.js';
 export { stateAt, type StateAtAnswer, type StateAtBasis, type HistoryTransition } from './state-at.js';
+export {
+  explain,
+  unexplained,
+  DEFAULT_CORRELATOR_SETTINGS,
+  type CorrelatorSettings,
+  type ExplainInput,
+  type Explanation,
+} from './explain.js';

@@ -10,16 +10,21 @@ import {
   type TransitionRecord,
 } from '../src/model/index.js';
 import { stateAt } from '../correlator/state-at.js';
-import { explainStoredTransition } from '../correlator/runner.js';
+import { explainTransition, type ExplainedTransition } from '../src/pipeline/correlate.js';
+import type { ResourceRecord } from '../src/model/index.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { getEventsByIds, listEvents } from '../src/graph/events.js';
 import { getTransition, listTransitions, transitionHistoryAt } from '../src/graph/transitions.js';
 import { importVcenterEvents } from '../src/ingest/vcenter/events-import.js';
-import { decideTransition } from '../src/policy/transition-gate.js';
 import { audited } from '../src/server/audited.js';
 import type { RequestContext } from '../src/server/context.js';
 import { assertCan } from '../src/server/permissions.js';
 import { resolveRef } from './relationships.js';
+
+/** What explainTransition answers: the explanation, its decision, and the resource it is about. */
+export interface ExplanationModel extends ExplainedTransition {
+  resource: ResourceRecord;
+}
 
 /** Events per ingestVcenterEvents call: a bigger document is split by the caller. */
 const MAX_EVENTS_PER_CALL = 10_000;
@@ -88,8 +93,7 @@ export const attributionResolvers: Resolvers = {
     from: (x) => x.transition.from,
     to: (x) => x.transition.to,
     at: (x) => x.transition.observedAt,
-    decision: (x, _a, ctx) =>
-      decideTransition(x.attribution, x.narrative, ctx.services.policy?.policy.attribution.suppression ?? 'shadow'),
+    decision: (x) => x.decision,
     narrative: (x, { zone }, ctx) => narrativeIn(ctx, x.transition, x.attribution, x.narrative, zone),
   },
   Query: {
@@ -121,8 +125,12 @@ export const attributionResolvers: Resolvers = {
       assertCan(ctx.principal, 'transition:read');
       const r = await resolveRef(ctx.driver, args.resourceId, 'resourceId');
       checkStates(r.kind, args.from, args.to);
-      return explainStoredTransition(
-        ctx.driver,
+      const x = await explainTransition(
+        {
+          driver: ctx.driver,
+          suppression: ctx.services.policy?.policy.attribution.suppression ?? 'shadow',
+          correlator: skewSettings(ctx),
+        },
         {
           resourceId: r.id,
           kind: r.kind,
@@ -131,8 +139,8 @@ export const attributionResolvers: Resolvers = {
           observedAt: args.at,
           observer: `explainTransition:${ctx.principal.name}`,
         },
-        skewSettings(ctx),
       );
+      return { ...x, resource: r };
     },
     stateAt: async (_p, args, ctx) => {
       assertCan(ctx.principal, 'transition:read');

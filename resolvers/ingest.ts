@@ -1,4 +1,5 @@
-import { vcenterInventoryPass } from '../src/ingest/vcenter/inventory-pass.js';
+import { observe } from '../src/pipeline/observe.js';
+import { vcenterDocumentSource } from '../src/pipeline/sources.js';
 import { assertCan } from '../src/server/permissions.js';
 import { audited } from '../src/server/audited.js';
 import type { Resolvers } from '../src/generated/graphql.js';
@@ -8,14 +9,16 @@ export const ingestResolvers: Resolvers = {
     ingestVcenterInventory: (_p, { server, document, complete }, ctx) =>
       audited(ctx, 'ingestVcenterInventory', [`vcenter:${server}`], async () => {
         assertCan(ctx.principal, 'inventory:ingest');
-        const { report, correlation } = await vcenterInventoryPass(ctx.driver, document, {
-          server,
-          complete: complete ?? false,
-          suppression: ctx.services.policy?.policy.attribution.suppression ?? 'shadow',
-          correlator:
-            ctx.services.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: ctx.services.clockSkewSeconds },
-          publish: (t) => ctx.services.bus.publish(t),
-        });
+        const { report, correlation } = await observe(
+          {
+            driver: ctx.driver,
+            suppression: ctx.services.policy?.policy.attribution.suppression ?? 'shadow',
+            correlator:
+              ctx.services.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: ctx.services.clockSkewSeconds },
+            publish: (t) => ctx.services.bus.publish(t),
+          },
+          vcenterDocumentSource(document, { server, complete: complete ?? false }),
+        );
         return {
           scope: report.scope,
           complete: report.complete,

@@ -45,7 +45,7 @@ const output = await codegen({
       Event: '../model/index.js#StoredEventRecord',
       Attribution: '../model/index.js#Attribution as AttributionModel',
       AttributionEvent: '../model/index.js#AttributionEvent as AttributionEventModel',
-      Explanation: '../../correlator/runner.js#Explanation as ExplanationModel',
+      Explanation: '../../resolvers/attribution.js#ExplanationModel',
       Check: '../model/index.js#CheckRecord',
       Condition: '../model/index.js#ConditionRecord',
     },

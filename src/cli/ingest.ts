@@ -5,9 +5,11 @@ import { listMissingResources } from '../graph/resources.js';
 import { resolveManifestsAs } from '../ingest/identity/manifests-as.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { IngestReport } from '../ingest/report.js';
-import { vcenterInventoryPass } from '../ingest/vcenter/inventory-pass.js';
-import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
-import { formatStatePoll, runProxmoxStatePoll, statePollPass, suppressionFromPolicy } from '../scheduler/state-poll.js';
+import type { CorrelationDeps } from '../pipeline/correlate.js';
+import { formatObservation, observe } from '../pipeline/observe.js';
+import { proxmoxSource, vcenterDocumentSource } from '../pipeline/sources.js';
+import { loadStartupPolicy } from '../policy/startup.js';
+import { startObservationPoller } from '../scheduler/poller.js';
 import type { CliCommand, CliContext } from './context.js';
 
 const USAGE = [
@@ -37,6 +39,18 @@ function printDetails(ctx: CliContext, report: IngestReport, limit = 20): void {
     ctx.print(`  changed ${c.id}: ${c.from} → ${c.to} (${c.rawState ?? ''})`);
 }
 
+/**
+ * The pipeline's settings from the configuration: the policy is loaded once, here (a broken policy
+ * stops the command before anything is read), and the clock tolerance comes from the environment.
+ */
+async function pipelineDeps(ctx: CliContext): Promise<Omit<CorrelationDeps, 'driver'>> {
+  const policy = await loadStartupPolicy(ctx.config.policyFile);
+  return {
+    suppression: policy.policy.attribution.suppression,
+    correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
+  };
+}
+
 async function proxmox(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -63,36 +77,25 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
   const tasks = { initialLookbackSeconds: ctx.config.proxmox.backfillHours * 3600 };
   if (insecure) ctx.print('warning: AITIA_PROXMOX_INSECURE=true: the Proxmox TLS certificate is not verified');
   const client = createProxmoxClient({ baseUrl: url, token, caFile, insecure });
+  const deps = await pipelineDeps(ctx);
   const graph = await ctx.openGraph();
   try {
     if (values.once) {
-      // One state poll: tasks, then inventory, then the transitions the changes became.
-      const result = await runProxmoxStatePoll(graph.driver, client, {
-        policyFile: ctx.config.policyFile,
-        correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
-        tasks,
-        inventory: sync,
-        onTasks: (line) => ctx.print(line),
-      });
-      printDetails(ctx, result.tasks);
-      printDetails(ctx, result.inventory);
-      for (const line of formatStatePoll(result).slice(1)) ctx.print(line);
-      return result.inventory.complete ? 0 : 1;
+      // One observation: tasks, then inventory, then the transitions the changes became.
+      const source = proxmoxSource(client, { tasks, inventory: sync, onTasks: (line) => ctx.print(line) });
+      const o = await observe({ ...deps, driver: graph.driver }, source);
+      printDetails(ctx, o.extra.tasks);
+      printDetails(ctx, o.report);
+      for (const line of formatObservation(source, o).slice(1)) ctx.print(line);
+      return o.report.complete ? 0 : 1;
     }
     ctx.print(`polling ${url} every ${pollSeconds} s; Ctrl-C stops`);
-    const poller = startProxmoxPoller({
-      driver: graph.driver,
-      client,
+    const poller = startObservationPoller({
+      deps: { ...deps, driver: graph.driver },
+      source: proxmoxSource(client, { tasks, inventory: sync }),
       intervalSeconds: pollSeconds,
       log: ctx.log,
-      sync,
-      onReport: (r) => printDetails(ctx, r, 5),
-      run: statePollPass({
-        log: ctx.log,
-        policyFile: ctx.config.policyFile,
-        correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
-        tasks,
-      }),
+      onObservation: (o) => printDetails(ctx, o.report, 5),
     });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -130,16 +133,18 @@ async function vcenter(args: string[], ctx: CliContext): Promise<number> {
   const server = values.server ?? DEFAULT_SERVER;
   if (!values.server)
     ctx.print(`no --server: ids use vcenter:${DEFAULT_SERVER}/…; pass --server to keep several vCenters apart`);
+  const deps = await pipelineDeps(ctx);
   const graph = await ctx.openGraph();
   try {
-    const { report, correlation } = await vcenterInventoryPass(graph.driver, document, {
-      server,
-      complete: Boolean(values.complete),
-      batchSize: positiveInt('batch-size', values['batch-size']),
-      onProgress: (line) => ctx.print(line),
-      suppression: await suppressionFromPolicy(ctx.config.policyFile),
-      correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
-    });
+    const { report, correlation } = await observe(
+      { ...deps, driver: graph.driver },
+      vcenterDocumentSource(document, {
+        server,
+        complete: Boolean(values.complete),
+        batchSize: positiveInt('batch-size', values['batch-size']),
+        onProgress: (line) => ctx.print(line),
+      }),
+    );
     printDetails(ctx, report);
     for (const t of correlation.created) ctx.print(`  transition: ${t.narrative}`);
     return report.errors.length > 0 ? 1 : 0;

@@ -8,8 +8,9 @@ import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
-import { startProxmoxPoller } from '../scheduler/proxmox-poller.js';
-import { statePollPass } from '../scheduler/state-poll.js';
+import { startObservationPoller } from '../scheduler/poller.js';
+import { proxmoxSource } from '../pipeline/sources.js';
+import type { TransitionRecord } from '../model/index.js';
 import { createTransitionBus } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { ensureDevTokens, TokenStore } from '../server/tokens.js';
@@ -53,9 +54,16 @@ export const serveCommand: CliCommand = {
     printNewTokens(config, ctx, demo);
     const tokens = new TokenStore(config.tokensFile);
     const graph = await (demo ? openConfiguredGraph(config, log) : ctx.openGraph());
-    if (demo) await runDemo(graph.driver, { suppression: policy.policy.attribution.suppression, print: ctx.print });
-    // One bus per process: the poller publishes, `transitionObserved` subscribers read.
+    // One bus per process: the pipeline publishes, `transitionObserved` subscribers read.
     const bus = createTransitionBus();
+    // What every observation needs, built once: the graph, the loaded policy's mode, the clock tolerance, the bus.
+    const pipeline = {
+      driver: graph.driver,
+      suppression: policy.policy.attribution.suppression,
+      correlator: { clockSkewSeconds: config.clockSkewSeconds },
+      publish: (t: TransitionRecord) => bus.publish(t),
+    };
+    if (demo) await runDemo(pipeline, { print: ctx.print });
     const server = createHttpServer(
       { driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds, bus },
       tokens,
@@ -74,18 +82,11 @@ export const serveCommand: CliCommand = {
     const pxClient =
       !demo && pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
     const poller = pxClient
-      ? startProxmoxPoller({
-          driver: graph.driver,
-          client: pxClient,
+      ? startObservationPoller({
+          deps: pipeline,
+          source: proxmoxSource(pxClient, { tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 } }),
           intervalSeconds: pollSeconds,
           log,
-          run: statePollPass({
-            log,
-            suppression: policy.policy.attribution.suppression,
-            correlator: { clockSkewSeconds: config.clockSkewSeconds },
-            tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 },
-            publish: (t) => bus.publish(t),
-          }),
         })
       : null;
     // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).

@@ -25,7 +25,11 @@ export class HomelabRoutes {
 
   constructor(dir: string = HOMELAB_RECORDINGS()) {
     this.table = loadRecordedRoutes(dir);
-    for (const node of NODES) this.table.set(`GET /nodes/${node}/tasks`, taskListResponder(() => this.tasks));
+    for (const node of NODES)
+      this.table.set(
+        `GET /nodes/${node}/tasks`,
+        taskListResponder(() => this.tasks),
+      );
   }
 
   /** Applies a step: its tasks join the nodes' logs, its guests' answers change. */
@@ -39,7 +43,9 @@ export class HomelabRoutes {
     const status = recorded(this.table, statusKey);
     this.table.set(statusKey, { body: { ...status, data: { ...(status.data as object), ...c.status } } });
     const listing = recorded(this.table, 'GET /cluster/resources');
-    listing.data = (listing.data as Array<Record<string, unknown>>).map((e) => (e.id === c.guest ? { ...e, ...c.listing } : e));
+    listing.data = (listing.data as Array<Record<string, unknown>>).map((e) =>
+      e.id === c.guest ? { ...e, ...c.listing } : e,
+    );
     this.table.set('GET /cluster/resources', { body: listing });
   }
 }

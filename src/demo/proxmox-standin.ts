@@ -84,11 +84,16 @@ export function loadRecordedRoutes(dir: string): RouteTable {
         const doc = JSON.parse(readFileSync(full, 'utf8')) as Record<string, unknown>;
         const request = String(doc._request ?? '');
         const m = /^(GET|POST|PUT|DELETE) \/api2\/json(\/\S*)$/.exec(request);
-        if (!m) throw new Error(`${full}: _request must look like "GET /api2/json/<path>", got ${JSON.stringify(request)}`);
+        if (!m)
+          throw new Error(`${full}: _request must look like "GET /api2/json/<path>", got ${JSON.stringify(request)}`);
         const body = Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_')));
         const status = typeof doc._http_status === 'number' ? doc._http_status : 200;
         const message = typeof body.message === 'string' ? body.message.trim() : undefined;
-        table.set(`${m[1]} ${m[2]}`, { status, body, ...(status !== 200 && message ? { statusMessage: message } : {}) });
+        table.set(`${m[1]} ${m[2]}`, {
+          status,
+          body,
+          ...(status !== 200 && message ? { statusMessage: message } : {}),
+        });
       }
     }
   };
@@ -98,7 +103,11 @@ export function loadRecordedRoutes(dir: string): RouteTable {
 
 /** A pveproxy-style error answer: message in the reason phrase and in `{"data": null, "message"}`. */
 export function errorResponse(status: number, message: string): RecordedResponse {
-  return { status, statusMessage: message.replace(/[\r\n]+/g, ' ').trim(), body: { data: null, message: `${message}\n` } };
+  return {
+    status,
+    statusMessage: message.replace(/[\r\n]+/g, ' ').trim(),
+    body: { data: null, message: `${message}\n` },
+  };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -110,7 +119,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Starts the stand-in on 127.0.0.1 and a free port. */
-export async function startProxmoxStandin(options: { routes?: RouteTable; token?: string } = {}): Promise<ProxmoxStandin> {
+export async function startProxmoxStandin(
+  options: { routes?: RouteTable; token?: string } = {},
+): Promise<ProxmoxStandin> {
   const token = options.token ?? 'aitia@pve!inventory=5f0c5a7e-2b1d-4c3e-9f8a-1b2c3d4e5f60';
   let table: RouteTable = new Map(options.routes ?? []);
   let faults: FaultRule[] = [];
@@ -119,7 +130,10 @@ export async function startProxmoxStandin(options: { routes?: RouteTable; token?
 
   const send = (res: ServerResponse, answer: RecordedResponse) => {
     const text = answer.raw ?? JSON.stringify(answer.body ?? { data: null });
-    res.writeHead(answer.status ?? 200, answer.statusMessage ?? '', { 'Content-Type': 'application/json;charset=UTF-8', 'Content-Length': Buffer.byteLength(text) });
+    res.writeHead(answer.status ?? 200, answer.statusMessage ?? '', {
+      'Content-Type': 'application/json;charset=UTF-8',
+      'Content-Length': Buffer.byteLength(text),
+    });
     res.end(text);
   };
 
@@ -134,22 +148,38 @@ export async function startProxmoxStandin(options: { routes?: RouteTable; token?
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const body = await readBody(req);
     const path = url.pathname.replace(/^\/api2\/json/, '') || '/';
-    const r: StandinRequest = { method: req.method ?? 'GET', path, query: url.searchParams, body, authorization: req.headers.authorization };
+    const r: StandinRequest = {
+      method: req.method ?? 'GET',
+      path,
+      query: url.searchParams,
+      body,
+      authorization: req.headers.authorization,
+    };
     requests.push(r);
-    const rule = faults.find((f) => (f.method === null || f.method === r.method) && (typeof f.match === 'string' ? f.match === path : f.match.test(path)) && f.remaining > 0);
+    const rule = faults.find(
+      (f) =>
+        (f.method === null || f.method === r.method) &&
+        (typeof f.match === 'string' ? f.match === path : f.match.test(path)) &&
+        f.remaining > 0,
+    );
     if (rule) rule.remaining--;
     const fault = rule?.fault;
     if (fault?.kind === 'hang') return; // the socket stays open until close()
-    if (fault?.kind === 'status') return send(res, errorResponse(fault.status, fault.message ?? `injected HTTP ${fault.status}`));
+    if (fault?.kind === 'status')
+      return send(res, errorResponse(fault.status, fault.message ?? `injected HTTP ${fault.status}`));
     if (!url.pathname.startsWith('/api2/json/')) return send(res, errorResponse(404, 'not an API path'));
     if (!r.authorization) return send(res, { status: 401, statusMessage: 'No ticket', body: { data: null } });
-    if (r.authorization !== `PVEAPIToken=${token}`) return send(res, { status: 401, statusMessage: 'invalid token value!', body: { data: null } });
+    if (r.authorization !== `PVEAPIToken=${token}`)
+      return send(res, { status: 401, statusMessage: 'invalid token value!', body: { data: null } });
     const answer = await lookup(r);
     if (answer.delayMs) await new Promise((d) => setTimeout(d, answer.delayMs));
     const text = answer.raw ?? JSON.stringify(answer.body ?? { data: null });
     if (fault?.kind === 'truncate') return send(res, { ...answer, raw: text.slice(0, Math.floor(text.length / 2)) });
     if (fault?.kind === 'cut') {
-      res.writeHead(answer.status ?? 200, { 'Content-Type': 'application/json;charset=UTF-8', 'Content-Length': Buffer.byteLength(text) });
+      res.writeHead(answer.status ?? 200, {
+        'Content-Type': 'application/json;charset=UTF-8',
+        'Content-Length': Buffer.byteLength(text),
+      });
       res.write(text.slice(0, Math.floor(text.length / 2)));
       setTimeout(() => res.socket?.destroy(), 10);
       return;
@@ -170,12 +200,22 @@ export async function startProxmoxStandin(options: { routes?: RouteTable; token?
     route: (method, path, responder) => void table.set(`${method} ${path}`, responder),
     routes: (next) => void (table = new Map(next)),
     unroute: (method, path) => void table.delete(`${method} ${path}`),
-    fault: (match, fault, opts = {}) => void faults.push({ method: opts.method ?? null, match, fault, remaining: opts.times ?? Number.POSITIVE_INFINITY }),
+    fault: (match, fault, opts = {}) =>
+      void faults.push({
+        method: opts.method ?? null,
+        match,
+        fault,
+        remaining: opts.times ?? Number.POSITIVE_INFINITY,
+      }),
     nodeDown: (node) =>
       void faults.push({
         method: null,
         match: new RegExp(`^/nodes/${node}(/|$)`),
-        fault: { kind: 'status', status: 595, message: 'Errors during connection establishment, proxy handler failed.' },
+        fault: {
+          kind: 'status',
+          status: 595,
+          message: 'Errors during connection establishment, proxy handler failed.',
+        },
         remaining: Number.POSITIVE_INFINITY,
       }),
     clearFaults: () => void (faults = []),

@@ -34,7 +34,16 @@ export function upidOf(spec: TaskSpec): string {
 export function taskEntry(spec: TaskSpec & { upid?: string }): Record<string, unknown> {
   const upid = spec.upid ?? upidOf(spec);
   const [, node, pid, pstart, start, type, id, user] = upid.split(':') as string[];
-  const base: Record<string, unknown> = { upid, node, pid: parseInt(pid!, 16), pstart: parseInt(pstart!, 16), starttime: parseInt(start!, 16), type, id, user };
+  const base: Record<string, unknown> = {
+    upid,
+    node,
+    pid: parseInt(pid!, 16),
+    pstart: parseInt(pstart!, 16),
+    starttime: parseInt(start!, 16),
+    type,
+    id,
+    user,
+  };
   if (spec.end === null) return { ...base, status: 'RUNNING' };
   const bang = user!.indexOf('!');
   const split = bang > 0 ? { user: user!.slice(0, bang), tokenid: user!.slice(bang + 1) } : {};

@@ -4,8 +4,9 @@ import { createRelationship } from '../graph/edges.js';
 import { resetScope, resolveResource, upsertResources } from '../graph/resources.js';
 import { resourceId, type TransitionRecord } from '../model/index.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
-import type { SuppressionMode } from '../policy/policy-document.js';
-import { runProxmoxStatePoll } from '../scheduler/state-poll.js';
+import type { CorrelationDeps } from '../pipeline/correlate.js';
+import { observe } from '../pipeline/observe.js';
+import { proxmoxSource } from '../pipeline/sources.js';
 import { HomelabRoutes } from './homelab-routes.js';
 import { startProxmoxStandin } from './proxmox-standin.js';
 import { BASELINE_AT, DEMO_CLUSTER, DEMO_SERVICES, STORY } from './story.js';
@@ -25,24 +26,40 @@ const serviceId = (name: string) => resourceId('manual', 'service', name);
  * stand-in on 127.0.0.1 serves the recorded answers; each step is one scheduler state poll (task
  * ingest → inventory → correlator → gate) at the step's recorded time. Replays from a clean slate.
  */
-export async function runDemo(driver: Driver, options: { suppression: SuppressionMode; print: (line: string) => void }): Promise<DemoResult> {
+export async function runDemo(deps: CorrelationDeps, options: { print: (line: string) => void }): Promise<DemoResult> {
   const { print } = options;
-  await resetScope(driver, [`proxmox:${DEMO_CLUSTER}/`], DEMO_SERVICES.map((s) => serviceId(s.name)));
+  const { driver } = deps;
+  await resetScope(
+    driver,
+    [`proxmox:${DEMO_CLUSTER}/`],
+    DEMO_SERVICES.map((s) => serviceId(s.name)),
+  );
   const routes = new HomelabRoutes();
   const standin = await startProxmoxStandin({ routes: routes.table });
-  const client = createProxmoxClient({ baseUrl: standin.url, token: standin.token, timeoutMs: 5000, retries: 1, backoffMs: 50 });
+  const client = createProxmoxClient({
+    baseUrl: standin.url,
+    token: standin.token,
+    timeoutMs: 5000,
+    retries: 1,
+    backoffMs: 50,
+  });
   const result: DemoResult = { resources: 0, transitions: [] };
+  // Each step is observed at its recorded time, through the same pipeline a live poll uses.
   const poll = (at: string) =>
-    runProxmoxStatePoll(driver, client, {
-      suppression: options.suppression,
-      inventory: { observedAt: at },
-      tasks: { now: () => DateTime.fromISO(at, { zone: 'utc' }) },
-    });
+    observe(
+      deps,
+      proxmoxSource(client, {
+        inventory: { observedAt: at },
+        tasks: { now: () => DateTime.fromISO(at, { zone: 'utc' }) },
+      }),
+    );
   try {
     print(`demo: a Proxmox stand-in at ${standin.url} serves the recorded homelab (3 nodes, 10 guests)`);
     const baseline = await poll(BASELINE_AT);
-    result.resources = baseline.inventory.resources.written;
-    print(`demo: ${BASELINE_AT} first poll: ${baseline.inventory.resources.written} resources, ${baseline.inventory.edges.written} edges (a first sighting is not a transition)`);
+    result.resources = baseline.report.resources.written;
+    print(
+      `demo: ${BASELINE_AT} first poll: ${baseline.report.resources.written} resources, ${baseline.report.edges.written} edges (a first sighting is not a transition)`,
+    );
     await declareServices(driver);
     print(`demo: declared ${DEMO_SERVICES.length} services and what they run on and depend on`);
     for (const step of STORY) {
@@ -53,7 +70,8 @@ export async function runDemo(driver: Driver, options: { suppression: Suppressio
         result.transitions.push({ step: step.title, transition: t });
         print(`demo: ${step.observeAt} ${step.title}\n      ${t.narrative}`);
       }
-      for (const e of r.correlation.errors) print(`demo: ${step.title}: could not explain ${e.resourceId}: ${e.message}`);
+      for (const e of r.correlation.errors)
+        print(`demo: ${step.title}: could not explain ${e.resourceId}: ${e.message}`);
     }
   } finally {
     client.close();
@@ -65,14 +83,35 @@ export async function runDemo(driver: Driver, options: { suppression: Suppressio
 async function declareServices(driver: Driver): Promise<void> {
   await upsertResources(
     driver,
-    DEMO_SERVICES.map((s) => ({ id: serviceId(s.name), kind: 'service', provider: 'manual', name: s.name, state: 'unknown', rawState: null })),
+    DEMO_SERVICES.map((s) => ({
+      id: serviceId(s.name),
+      kind: 'service',
+      provider: 'manual',
+      name: s.name,
+      state: 'unknown',
+      rawState: null,
+    })),
   );
   for (const s of DEMO_SERVICES) {
     const host = await resolveResource(driver, { slug: s.runsOn });
-    await createRelationship(driver, { type: 'RUNS_ON', fromId: serviceId(s.name), toId: host.id, provenance: 'declared', source: DEMO_DECLARER, evidence: s.evidence });
+    await createRelationship(driver, {
+      type: 'RUNS_ON',
+      fromId: serviceId(s.name),
+      toId: host.id,
+      provenance: 'declared',
+      source: DEMO_DECLARER,
+      evidence: s.evidence,
+    });
     for (const dep of s.dependsOn) {
       const target = await resolveResource(driver, { slug: dep });
-      await createRelationship(driver, { type: 'DEPENDS_ON', fromId: serviceId(s.name), toId: target.id, provenance: 'declared', source: DEMO_DECLARER, evidence: s.evidence });
+      await createRelationship(driver, {
+        type: 'DEPENDS_ON',
+        fromId: serviceId(s.name),
+        toId: target.id,
+        provenance: 'declared',
+        source: DEMO_DECLARER,
+        evidence: s.evidence,
+      });
     }
   }
 }

@@ -71,59 +71,100 @@ function checkType(type: string): ConditionType {
 
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
+/** One condition to open (or refresh, when one of its type is open already). */
+export interface ConditionOpen {
+  resourceId: string;
+  type: ConditionType;
+  evidence: unknown;
+  attribution?: unknown;
+  at: string;
+}
+
+/** One open condition to resolve. */
+export interface ConditionResolve {
+  resourceId: string;
+  type: ConditionType;
+  evidence: unknown;
+  at: string;
+}
+
 /**
- * Serialises writers of one resource's conditions: a write lock on the resource node, held to the
- * end of the transaction, so two concurrent opens cannot both create an open condition.
+ * Opens conditions in one statement inside the caller's transaction. Writers of one resource's
+ * conditions are serialised by a write lock on the resource node (held to the end of the
+ * transaction), so two concurrent opens cannot both create an open condition. Where one of the
+ * type is open already its evidence, attribution (if given) and lastSeenAt are updated and
+ * `opened` is false. New ids: `<resourceId>#<type>#<openedAt epoch ms>`. Resources that do not
+ * exist are left out of the answer.
  */
-async function lockResource(tx: ManagedTransaction, resourceId: string): Promise<void> {
+export async function openConditionsTx(
+  tx: ManagedTransaction,
+  opens: readonly ConditionOpen[],
+): Promise<Array<{ condition: ConditionRecord; opened: boolean }>> {
+  if (opens.length === 0) return [];
+  const rows = opens.map((o) => ({
+    rid: o.resourceId,
+    type: checkType(o.type),
+    at: o.at,
+    id: `${o.resourceId}#${o.type}#${DateTime.fromISO(o.at, { zone: 'utc' }).toMillis()}`,
+    evidence: json(o.evidence),
+    attribution: json(o.attribution),
+  }));
   const res = await tx.run(
-    'MATCH (r:Resource {id: $id}) SET r.conditionLock = true REMOVE r.conditionLock RETURN r.id AS id',
-    { id: resourceId },
+    `UNWIND $rows AS row
+     MATCH (r:Resource {id: row.rid})
+     SET r.conditionLock = true REMOVE r.conditionLock
+     WITH r, row
+     OPTIONAL MATCH (c:Condition {resourceId: row.rid, type: row.type, status: 'open'})
+     CALL (r, row, c) {
+       WITH r, row, c WHERE c IS NULL
+       CREATE (n:Condition {id: row.id, resourceId: row.rid, type: row.type, status: 'open', openedAt: datetime(row.at),
+                            lastSeenAt: datetime(row.at), resolvedAt: null, evidence: row.evidence, attribution: row.attribution})
+       CREATE (n)-[:CONDITION_OF]->(r)
+       RETURN n AS cond, true AS opened
+       UNION
+       WITH row, c WHERE c IS NOT NULL
+       SET c.evidence = row.evidence, c.lastSeenAt = datetime(row.at), c.attribution = coalesce(row.attribution, c.attribution)
+       RETURN c AS cond, false AS opened
+     }
+     RETURN properties(cond) AS c, opened`,
+    { rows },
   );
-  if (res.records.length === 0) throw notFound('resourceId', `resource ${resourceId}`);
+  return res.records.map((r) => ({ condition: conditionFromProperties(r.get('c')), opened: Boolean(r.get('opened')) }));
+}
+
+/** Resolves the open conditions named, in one statement inside the caller's transaction. */
+export async function resolveConditionsTx(
+  tx: ManagedTransaction,
+  resolves: readonly ConditionResolve[],
+): Promise<ConditionRecord[]> {
+  if (resolves.length === 0) return [];
+  const res = await tx.run(
+    `UNWIND $rows AS row
+     MATCH (c:Condition {resourceId: row.rid, type: row.type, status: 'open'})
+     SET c.status = 'resolved', c.resolvedAt = datetime(row.at), c.resolutionEvidence = row.evidence
+     RETURN properties(c) AS c`,
+    {
+      rows: resolves.map((r) => ({ rid: r.resourceId, type: checkType(r.type), at: r.at, evidence: json(r.evidence) })),
+    },
+  );
+  return res.records.map((r) => conditionFromProperties(r.get('c')));
 }
 
 /**
  * Opens a condition, idempotently: when one of this type is already open on the resource its
- * evidence, attribution (if given) and lastSeenAt are updated and `opened` is false.
- * Id: `<resourceId>#<type>#<openedAt epoch ms>`.
+ * evidence, attribution (if given) and lastSeenAt are updated and `opened` is false. An unknown
+ * resource is NOT_FOUND.
  */
 export async function openCondition(
   driver: Driver,
   input: { resourceId: string; type: ConditionType; evidence: unknown; attribution?: unknown; at?: string },
 ): Promise<{ condition: ConditionRecord; opened: boolean }> {
-  const type = checkType(input.type);
-  const at = input.at ?? isoNow();
+  checkType(input.type);
   const session = driver.session();
   try {
-    return await session.executeWrite(async (tx) => {
-      await lockResource(tx, input.resourceId);
-      const params = {
-        rid: input.resourceId,
-        type,
-        at,
-        evidence: json(input.evidence),
-        attribution: json(input.attribution),
-      };
-      const existing = await tx.run(
-        `MATCH (c:Condition {resourceId: $rid, type: $type, status: 'open'})
-         SET c.evidence = $evidence, c.lastSeenAt = datetime($at), c.attribution = coalesce($attribution, c.attribution)
-         RETURN properties(c) AS c`,
-        params,
-      );
-      if (existing.records[0])
-        return { condition: conditionFromProperties(existing.records[0].get('c')), opened: false };
-      const id = `${input.resourceId}#${type}#${DateTime.fromISO(at, { zone: 'utc' }).toMillis()}`;
-      const created = await tx.run(
-        `MATCH (r:Resource {id: $rid})
-         CREATE (c:Condition {id: $id, resourceId: $rid, type: $type, status: 'open', openedAt: datetime($at),
-                              lastSeenAt: datetime($at), resolvedAt: null, evidence: $evidence, attribution: $attribution})
-         CREATE (c)-[:CONDITION_OF]->(r)
-         RETURN properties(c) AS c`,
-        { ...params, id },
-      );
-      return { condition: conditionFromProperties(created.records[0]!.get('c')), opened: true };
-    });
+    const [result] = await session.executeWrite((tx) => openConditionsTx(tx, [{ ...input, at: input.at ?? isoNow() }]));
+    if (!result) throw notFound('resourceId', `resource ${input.resourceId}`);
+    return result;
   } finally {
     await session.close();
   }
@@ -134,17 +175,16 @@ export async function resolveCondition(
   driver: Driver,
   input: { resourceId: string; type: ConditionType; evidence: unknown; at?: string },
 ): Promise<{ condition: ConditionRecord | null; resolved: boolean }> {
-  const type = checkType(input.type);
-  const { records } = await driver.executeQuery(
-    `MATCH (c:Condition {resourceId: $rid, type: $type, status: 'open'})
-     SET c.status = 'resolved', c.resolvedAt = datetime($at), c.resolutionEvidence = $evidence
-     RETURN properties(c) AS c`,
-    { rid: input.resourceId, type, at: input.at ?? isoNow(), evidence: json(input.evidence) },
-  );
-  const rec = records[0];
-  return rec
-    ? { condition: conditionFromProperties(rec.get('c')), resolved: true }
-    : { condition: null, resolved: false };
+  checkType(input.type);
+  const session = driver.session();
+  try {
+    const [condition] = await session.executeWrite((tx) =>
+      resolveConditionsTx(tx, [{ ...input, at: input.at ?? isoNow() }]),
+    );
+    return condition ? { condition, resolved: true } : { condition: null, resolved: false };
+  } finally {
+    await session.close();
+  }
 }
 
 /** The filter of the `conditions` query. */

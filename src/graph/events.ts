@@ -208,19 +208,26 @@ export interface StartRange {
   to: string;
 }
 
-// Two index seeks, never a label scan: events of the resource that started in the window
-// (event_resource_time), and its tasks still running that started before it (a migration or
-// backup can run for hours; event_resource_time again, bounded by the resource's own history, or
-// event_status). The pure core then places every interval against the observation.
-const CANDIDATES = `
-  CALL () {
-    MATCH (e:Event) WHERE e.resourceId = $rid AND e.startedAt >= datetime($from) AND e.startedAt <= datetime($to)
+/**
+ * Candidate events of one resource for one observation, as UNION branches of a COLLECT subquery
+ * over `rid`, `from` and `to` (Cypher expressions): two index seeks, never a label scan — events
+ * of the resource that started in the window (event_resource_time), and its tasks still running
+ * that started before it (a migration or backup can run for hours; bounded by the resource's own
+ * history). The pure core then places every interval against the observation. Shared by the single
+ * and the batched reads.
+ */
+export function candidateEventBranches(rid: string, from: string, to: string): string {
+  return `MATCH (e:Event) WHERE e.resourceId = ${rid} AND e.startedAt >= datetime(${from}) AND e.startedAt <= datetime(${to})
     RETURN e
     UNION
-    MATCH (e:Event) WHERE e.resourceId = $rid AND e.startedAt < datetime($from) AND e.statusClass = 'running'
-    RETURN e
-  }
-  RETURN properties(e) AS e ORDER BY e.startedAt, e.id`;
+    MATCH (e:Event) WHERE e.resourceId = ${rid} AND e.startedAt < datetime(${from}) AND e.statusClass = 'running'
+    RETURN e`;
+}
+
+/** Orders events as the correlator reads them: by start, then id. */
+export function byStart(a: StoredEventRecord, b: StoredEventRecord): number {
+  return a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
 
 /** Candidate events of one resource for one observation: started within `range`, or still running. */
 export async function findCandidateEvents(
@@ -229,11 +236,11 @@ export async function findCandidateEvents(
   range: StartRange,
 ): Promise<StoredEventRecord[]> {
   const { records } = await driver.executeQuery(
-    CANDIDATES,
+    `RETURN [e IN COLLECT { ${candidateEventBranches('$rid', '$from', '$to')} } | properties(e)] AS events`,
     { rid: resourceId, from: range.from, to: range.to },
     { routing: 'READ' },
   );
-  return records.map((r) => eventFromProperties(r.get('e')));
+  return ((records[0]?.get('events') as unknown[]) ?? []).map(eventFromProperties).sort(byStart);
 }
 
 /**

@@ -1,4 +1,3 @@
-import {} from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 
 /** One versioned schema step. Every statement is idempotent (`IF NOT EXISTS`), so reruns are safe. */

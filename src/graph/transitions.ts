@@ -1,7 +1,9 @@
 import {
   type Attribution,
   badInput,
+  type ConditionType,
   type ConsumedEvent,
+  type StoredEventRecord,
   type Kind,
   KindSchema,
   noneAttribution,
@@ -10,6 +12,8 @@ import {
   transitionId,
   type TransitionRecord,
 } from '../model/index.js';
+import { openConditionsTx, resolveConditionsTx } from './conditions.js';
+import { candidateEventBranches, byStart, eventFromProperties } from './events.js';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
@@ -87,40 +91,99 @@ function validate(t: NewTransition): void {
     throw badInput('observedAt', 'must be an ISO-8601 time');
 }
 
+/** A condition a stored transition opens (entering a state that has one) or resolves (leaving it). */
+export interface TransitionConditionOp {
+  /** The transition whose creation triggers it: applied only when that transition is new. */
+  transitionId: string;
+  op: 'open' | 'resolve';
+  resourceId: string;
+  type: ConditionType;
+  at: string;
+  evidence: unknown;
+  attribution?: unknown;
+}
+
+/** What one recordTransitions call stored. */
+export interface RecordedTransitions {
+  /** The transitions this call created, in the order given (retried ones are left out). */
+  created: TransitionRecord[];
+  /** Ids of transitions that were stored already (a retried pass): left as they were. */
+  existing: string[];
+  conditions: { opened: string[]; resolved: string[] };
+}
+
 /**
- * Stores a transition idempotently (MERGE on its id; an existing one is returned unchanged, with
- * `created: false`, so a retried poll neither re-attributes nor re-publishes it).
+ * Stores a pass's transitions and the conditions they open or resolve in ONE write transaction of
+ * at most three statements, whatever the number of changes. Idempotent: MERGE on the transition id;
+ * an existing one is left unchanged and its condition ops are not applied again, so a retried pass
+ * neither re-attributes, re-opens nor re-publishes anything.
  */
-export async function createTransition(
+export async function recordTransitions(
   driver: Driver,
-  t: NewTransition,
-): Promise<{ transition: TransitionRecord; created: boolean }> {
-  validate(t);
+  transitions: readonly NewTransition[],
+  conditionOps: readonly TransitionConditionOp[] = [],
+  now: string = isoNow(),
+): Promise<RecordedTransitions> {
+  transitions.forEach(validate);
+  const result: RecordedTransitions = { created: [], existing: [], conditions: { opened: [], resolved: [] } };
+  if (transitions.length === 0) return result;
+  const session = driver.session();
+  try {
+    await session.executeWrite(async (tx) => {
+      result.created = [];
+      result.existing = [];
+      result.conditions = { opened: [], resolved: [] };
+      const res = await tx.run(
+        `UNWIND $rows AS row
+         MERGE (t:Transition {id: row.id})
+         ON CREATE SET t.isNew = true, t += row.props, t.observedAt = datetime(row.observedAt), t.createdAt = datetime($now)
+         WITH t, row, coalesce(t.isNew, false) AS created
+         REMOVE t.isNew
+         WITH t, row, created
+         OPTIONAL MATCH (r:Resource {id: row.props.resourceId})
+         FOREACH (_ IN CASE WHEN r IS NULL OR NOT created THEN [] ELSE [1] END | MERGE (t)-[:OF]->(r))
+         RETURN properties(t) AS t, created`,
+        { rows: transitions.map(transitionRow), now },
+      );
+      const createdIds = new Set<string>();
+      for (const rec of res.records) {
+        const t = transitionFromProperties(rec.get('t'));
+        if (rec.get('created')) {
+          result.created.push(t);
+          createdIds.add(t.id);
+        } else result.existing.push(t.id);
+      }
+      const ops = conditionOps.filter((o) => createdIds.has(o.transitionId));
+      const opened = await openConditionsTx(
+        tx,
+        ops.filter((o) => o.op === 'open'),
+      );
+      result.conditions.opened = opened.filter((c) => c.opened).map((c) => c.condition.id);
+      const resolved = await resolveConditionsTx(
+        tx,
+        ops.filter((o) => o.op === 'resolve'),
+      );
+      result.conditions.resolved = resolved.map((c) => c.id);
+    });
+    return result;
+  } finally {
+    await session.close();
+  }
+}
+
+/** The node properties of one new transition: its attribution's headline fields are queryable. */
+function transitionRow(t: NewTransition) {
   const a = t.attribution;
-  const { records } = await driver.executeQuery(
-    `MERGE (t:Transition {id: $id})
-     ON CREATE SET t.isNew = true, t.resourceId = $rid, t.kind = $kind, t.fromState = $from, t.toState = $to,
-       t.rawFrom = $rawFrom, t.rawTo = $rawTo, t.observedAt = datetime($observedAt), t.observer = $observer, t.hostId = $hostId,
-       t.confidence = $confidence, t.actor = $actor, t.actorKind = $actorKind, t.requestedBy = $requestedBy,
-       t.executor = $executor, t.executorKind = $executorKind, t.deltaSeconds = $deltaSeconds, t.reason = $reason,
-       t.eventIds = $eventIds, t.attribution = $attribution,
-       t.decision = $decision, t.decisionReasons = $decisionReasons, t.wouldHaveSuppressed = $wouldHaveSuppressed,
-       t.narrative = $narrative, t.createdAt = datetime($now)
-     WITH t, coalesce(t.isNew, false) AS created
-     REMOVE t.isNew
-     WITH t, created
-     OPTIONAL MATCH (r:Resource {id: t.resourceId})
-     FOREACH (_ IN CASE WHEN r IS NULL OR NOT created THEN [] ELSE [1] END | MERGE (t)-[:OF]->(r))
-     RETURN properties(t) AS t, created`,
-    {
-      id: transitionId(t),
-      rid: t.resourceId,
+  return {
+    id: transitionId(t),
+    observedAt: t.observedAt,
+    props: {
+      resourceId: t.resourceId,
       kind: t.kind,
-      from: t.from,
-      to: t.to,
+      fromState: t.from,
+      toState: t.to,
       rawFrom: t.rawFrom ?? null,
       rawTo: t.rawTo ?? null,
-      observedAt: t.observedAt,
       observer: t.observer,
       hostId: t.hostId ?? null,
       confidence: a.confidence,
@@ -137,35 +200,8 @@ export async function createTransition(
       decisionReasons: t.decision.reasons,
       wouldHaveSuppressed: t.decision.wouldHaveSuppressed ?? null,
       narrative: t.narrative,
-      now: isoNow(),
     },
-  );
-  const rec = records[0]!;
-  return { transition: transitionFromProperties(rec.get('t')), created: Boolean(rec.get('created')) };
-}
-
-/**
- * Events already used by transitions of this resource observed in [from, before): the correlator
- * must not let one task explain two transitions of the same kind. On transition_resource_time.
- */
-export async function consumedEventsOf(
-  driver: Driver,
-  resourceId: string,
-  range: { from: string; before: string },
-): Promise<ConsumedEvent[]> {
-  const { records } = await driver.executeQuery(
-    `MATCH (t:Transition) WHERE t.resourceId = $rid AND t.observedAt >= datetime($from) AND t.observedAt < datetime($before)
-     RETURN t.fromState AS from, t.toState AS to, coalesce(t.eventIds, []) AS ids ORDER BY t.observedAt`,
-    { rid: resourceId, from: range.from, before: range.before },
-    { routing: 'READ' },
-  );
-  return records.flatMap((r) =>
-    (r.get('ids') as string[]).map((eventId) => ({
-      eventId,
-      from: r.get('from') as string,
-      to: r.get('to') as string,
-    })),
-  );
+  };
 }
 
 /** One transition by id, or null. */
@@ -232,4 +268,100 @@ export async function transitionHistoryAt(
      RETURN properties(t) AS t ORDER BY t.observedAt, t.id LIMIT 1`,
   );
   return { lastAtOrBefore, first };
+}
+
+/** One observed change the correlator needs context for, with its candidate window. */
+export interface CorrelationQuery {
+  /** The transition's natural key (transitionId), to tell a retried observation. */
+  transitionId: string;
+  resourceId: string;
+  observedAt: string;
+  /** Start-time range of the candidate events (correlator/window.ts). */
+  from: string;
+  to: string;
+  /** Also read provider-level activity on the host it runs on (for `low`). */
+  withHostActivity: boolean;
+}
+
+/** What the graph holds for one change: everything the pure correlator reads, nothing more. */
+export interface CorrelationContext {
+  /** A transition with this id is stored already (a retried pass). */
+  exists: boolean;
+  resourceName: string | null;
+  /** The host it RUNS_ON now (observed edges only: a declared one is an agent's claim). */
+  host: { hostId: string; node: string } | null;
+  candidates: StoredEventRecord[];
+  /** Events on the host itself and resource-less events on its node (only with `withHostActivity`). */
+  hostActivity: StoredEventRecord[];
+  /** Events transitions of this resource observed in [from, observedAt) already used. */
+  consumed: ConsumedEvent[];
+}
+
+/**
+ * The correlator's whole read side for a pass in ONE statement, whatever the number of changes:
+ * per change the resource's name and host, its candidate events (on the (resourceId, startedAt)
+ * index), optional host activity, the events earlier transitions consumed, and whether the
+ * transition is stored already. Returned in the order asked.
+ */
+export async function correlationContexts(
+  driver: Driver,
+  queries: readonly CorrelationQuery[],
+): Promise<CorrelationContext[]> {
+  if (queries.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    `UNWIND range(0, size($rows) - 1) AS i
+     WITH i, $rows[i] AS row
+     OPTIONAL MATCH (r:Resource {id: row.rid})
+     CALL (r) {
+       OPTIONAL MATCH (r)-[e:RUNS_ON]->(h:Resource)
+       WHERE e.missingSince IS NULL AND coalesce(e.provenance, 'observed') = 'observed'
+       RETURN h.id AS hostId, h.name AS node ORDER BY e.lastSeen DESC LIMIT 1
+     }
+     // Provider-level activity only where asked: a conditional subquery, so rows without it cost nothing.
+     OPTIONAL CALL (row, hostId, node) {
+       WITH row, hostId, node WHERE row.host AND hostId IS NOT NULL
+       RETURN [e IN COLLECT {
+         ${candidateEventBranches('hostId', 'row.from', 'row.to')}
+         UNION
+         MATCH (e:Event) WHERE e.node = node AND e.startedAt >= datetime(row.from)
+           AND e.startedAt <= datetime(row.to) AND e.hostId = hostId AND e.resourceId IS NULL
+         RETURN e
+       } | properties(e)] AS hostActivity
+     }
+     RETURN i, r.name AS name, hostId, node,
+       EXISTS { MATCH (t:Transition {id: row.tid}) } AS exists,
+       [e IN COLLECT { ${candidateEventBranches('row.rid', 'row.from', 'row.to')} } | properties(e)] AS candidates,
+       coalesce(hostActivity, []) AS hostActivity,
+       COLLECT {
+         MATCH (t:Transition) WHERE t.resourceId = row.rid AND t.observedAt >= datetime(row.from)
+           AND t.observedAt < datetime(row.observedAt)
+         WITH t ORDER BY t.observedAt
+         RETURN {from: t.fromState, to: t.toState, ids: coalesce(t.eventIds, [])}
+       } AS consumed
+     ORDER BY i`,
+    {
+      rows: queries.map((q) => ({
+        tid: q.transitionId,
+        rid: q.resourceId,
+        observedAt: q.observedAt,
+        from: q.from,
+        to: q.to,
+        host: q.withHostActivity,
+      })),
+    },
+    { routing: 'READ' },
+  );
+  return records.map((r) => {
+    const hostId = r.get('hostId') as string | null;
+    return {
+      exists: Boolean(r.get('exists')),
+      resourceName: (r.get('name') as string | null) ?? null,
+      host: hostId ? { hostId, node: String(r.get('node')) } : null,
+      candidates: (r.get('candidates') as unknown[]).map(eventFromProperties).sort(byStart),
+      hostActivity: (r.get('hostActivity') as unknown[]).map(eventFromProperties).sort(byStart),
+      consumed: (r.get('consumed') as Array<{ from: string; to: string; ids: string[] }>).flatMap((c) =>
+        c.ids.map((eventId) => ({ eventId, from: c.from, to: c.to })),
+      ),
+    };
+  });
 }

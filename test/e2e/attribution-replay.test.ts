@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runProxmoxStatePoll, type StatePollResult } from '../../src/scheduler/state-poll.js';
+import { observe, type Observation } from '../../src/pipeline/observe.js';
+import { proxmoxSource, type ProxmoxPassExtra } from '../../src/pipeline/sources.js';
 import { useGraph } from '../support/graph.js';
 import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
 import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../support/proxmox-standin.js';
@@ -22,7 +23,7 @@ const id = (g: string) => `proxmox:${c}/${g}`;
 let standin: ProxmoxStandin;
 let srv: TestServer;
 let entries: Array<Record<string, unknown>> = [];
-let poll2: StatePollResult;
+let poll2: Observation<ProxmoxPassExtra>;
 let poll1At: string;
 let subscription: SseSubscription;
 
@@ -45,12 +46,12 @@ beforeAll(async () => {
   const first = labRoutes(c);
   patchData(first, 'GET /nodes/pve2/qemu/113/status/current', { qmpstatus: 'running' });
   standin.routes(withTasks(first));
-  const p1 = await runProxmoxStatePoll(driver, standinClient(standin), {
-    suppression: 'shadow',
-    publish: (t) => srv.bus.publish(t),
-  });
+  const p1 = await observe(
+    { driver, suppression: 'shadow', publish: (t) => srv.bus.publish(t) },
+    proxmoxSource(standinClient(standin)),
+  );
   expect(p1.correlation.created).toEqual([]);
-  poll1At = p1.inventory.startedAt;
+  poll1At = p1.report.startedAt;
 
   // An agent watches web01 from now on.
   subscription = await subscribeSse(
@@ -114,10 +115,10 @@ beforeAll(async () => {
   });
   patchData(second, 'GET /nodes/pve3/qemu/130/status/current', { status: 'stopped', qmpstatus: 'stopped' });
   standin.routes(withTasks(second));
-  poll2 = await runProxmoxStatePoll(driver, standinClient(standin), {
-    suppression: 'shadow',
-    publish: (t) => srv.bus.publish(t),
-  });
+  poll2 = await observe(
+    { driver, suppression: 'shadow', publish: (t) => srv.bus.publish(t) },
+    proxmoxSource(standinClient(standin)),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -145,8 +146,8 @@ async function transitionsOf(ref: string) {
 
 describe('the replayed sequence, through the scheduler step', () => {
   it('ingested the tasks first and turned the four changes into transitions', () => {
-    expect(poll2.tasks.errors).toEqual([]);
-    expect(poll2.tasks.events.created).toBe(4);
+    expect(poll2.extra.tasks.errors).toEqual([]);
+    expect(poll2.extra.tasks.events.created).toBe(4);
     expect(poll2.correlation.errors).toEqual([]);
     expect(
       poll2.correlation.created.map((t) => `${t.resourceId} ${t.from}>${t.to} ${t.attribution.confidence}`).sort(),
@@ -170,7 +171,7 @@ describe('GraphQL answers over HTTP', () => {
       attribution: { confidence: 'high', actor: 'alice@pve', actorKind: 'human', requestedBy: null, executor: null },
       decision: { decision: 'open_incident', wouldHaveSuppressed: t.narrative },
     });
-    expect(DateTime.fromISO(t.observedAt).toMillis()).toBe(DateTime.fromISO(poll2.inventory.startedAt).toMillis());
+    expect(DateTime.fromISO(t.observedAt).toMillis()).toBe(DateTime.fromISO(poll2.report.startedAt).toMillis());
     expect(t.attribution.deltaSeconds).toBeGreaterThanOrEqual(1);
     expect(t.attribution.deltaSeconds).toBeLessThan(30);
     expect(t.attribution.events).toEqual([
@@ -272,7 +273,7 @@ describe('GraphQL answers over HTTP', () => {
 
   it('explainTransition answers an ad-hoc question without storing it, and validates states against the kind', async () => {
     const q = `query($r: String!, $from: String!, $to: String!, $at: DateTime!) { explainTransition(resourceId: $r, from: $from, to: $to, at: $at) { resourceId from to attribution { confidence actor } decision { decision } narrative } }`;
-    const at = poll2.inventory.startedAt;
+    const at = poll2.report.startedAt;
     const { body } = await srv.gql(srv.tokens.agent, q, { r: id('qemu/110'), from: 'running', to: 'paused', at });
     expect(body.data.explainTransition).toMatchObject({
       resourceId: id('qemu/110'),

@@ -25,7 +25,7 @@ function walkthrough(): Array<{ title: string; operation: string; answer: string
 }
 
 beforeAll(async () => {
-  demo = await runDemo(driver, { suppression: 'shadow', print: (l) => printed.push(l) });
+  demo = await runDemo({ driver, suppression: 'shadow' }, { print: (l) => printed.push(l) });
   srv = await startTestServer(driver, { tokenPrefix: 'demo' });
 }, 180_000);
 afterAll(async () => {

@@ -1,30 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { createReport } from '../../../src/ingest/report.js';
-import type { ProxmoxClient } from '../../../src/ingest/proxmox/client.js';
 import { createLogger } from '../../../src/log.js';
-import { startProxmoxPoller } from '../../../src/scheduler/proxmox-poller.js';
-
-const client = {
-  baseUrl: 'http://127.0.0.1:1',
-  get: async () => null,
-  post: async () => null,
-  close: () => {},
-} satisfies ProxmoxClient;
+import { startPoller } from '../../../src/scheduler/poller.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('startProxmoxPoller', () => {
+describe('startPoller', () => {
   it('runs at once, never overlaps a slow pass, survives a failing pass, and stops cleanly', async () => {
     let running = 0;
     let maxRunning = 0;
     let calls = 0;
     const reports: string[] = [];
-    const poller = startProxmoxPoller({
-      driver: {} as never,
-      client,
+    const poller = startPoller({
+      name: 'proxmox test',
       intervalSeconds: 0.05,
       log: createLogger('silent'),
-      onReport: (r) => void reports.push(r.updateTag),
-      run: async () => {
+      onResult: (r) => void reports.push(r.updateTag),
+      pass: async () => {
         calls++;
         running++;
         maxRunning = Math.max(maxRunning, running);

@@ -1,12 +1,14 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { correlateChanges, explainStoredTransition } from '../../../correlator/runner.js';
 import { searchConditions } from '../../../src/graph/conditions.js';
 import { upsertEvents } from '../../../src/graph/events.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { listTransitions } from '../../../src/graph/transitions.js';
-import type { TransitionRecord } from '../../../src/model/index.js';
+import { correlateChanges, explainTransition, type ObservedChange } from '../../../src/pipeline/correlate.js';
+import type { CorrelatorSettings } from '../../../correlator/index.js';
+import type { SuppressionMode } from '../../../src/policy/policy-document.js';
+import type { Transition, TransitionRecord } from '../../../src/model/index.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, useEventCleanup } from '../../support/proxmox-tasks.js';
 
@@ -17,13 +19,28 @@ const vmId = (vmid: string) => `proxmox:${cluster}/qemu/${vmid}`;
 const T = DateTime.fromISO('2026-05-14T02:08:31Z', { zone: 'utc' });
 const at = (s: number) => T.plus({ seconds: s }).toISO({ suppressMilliseconds: true })!;
 
+/** The pipeline's correlation step with the deps a pass would give it. */
+const correlate = (
+  changes: ObservedChange[],
+  o: {
+    observedAt: string;
+    observer: string;
+    suppression: SuppressionMode;
+    publish?: (t: TransitionRecord) => void;
+    settings?: Partial<CorrelatorSettings>;
+  },
+) => correlateChanges({ driver, suppression: o.suppression, publish: o.publish, correlator: o.settings }, changes, o);
+/** explainTransition as `explainTransition` (GraphQL) asks it. */
+const explainStored = (t: Transition, settings: Partial<CorrelatorSettings> = {}) =>
+  explainTransition({ driver, suppression: 'shadow', correlator: settings }, t);
+
 async function vm(vmid: string, state: string) {
   await upsertResources(driver, [
     { id: vmId(vmid), kind: 'vm', provider: 'proxmox', name: `web-${vmid}-${scope}`, state, rawState: state },
   ]);
 }
 
-describe('correlateChanges', () => {
+describe('correlateChanges (the pipeline step)', () => {
   it('stores an attributed, gated transition once, linked to its resource, and publishes it once', async () => {
     await vm('101', 'running');
     const stop = taskEvent(cluster, {
@@ -44,7 +61,7 @@ describe('correlateChanges', () => {
       publish: (t: TransitionRecord) => published.push(t),
     };
 
-    const first = await correlateChanges(driver, [change], options);
+    const first = await correlate([change], options);
     expect(first.errors).toEqual([]);
     expect(first.created).toHaveLength(1);
     const t = first.created[0]!;
@@ -72,7 +89,7 @@ describe('correlateChanges', () => {
     );
     expect(records.map((r) => [r.get('rid'), r.get('c'), r.get('ids')])).toEqual([[vmId('101'), 'high', [stop.id]]]);
 
-    const again = await correlateChanges(driver, [change], options);
+    const again = await correlate([change], options);
     expect(again).toMatchObject({ created: [], existing: [t.id] });
     expect(published.map((p) => p.id)).toEqual([t.id]);
   });
@@ -90,11 +107,11 @@ describe('correlateChanges', () => {
     await upsertEvents(driver, [stop]);
     const base = { observer: 'test-poll', suppression: 'shadow' as const };
     const c = (from: string, to: string) => ({ id: vmId('102'), kind: 'vm' as const, from, to });
-    await correlateChanges(driver, [c('running', 'stopped')], { ...base, observedAt: at(0) });
+    await correlate([c('running', 'stopped')], { ...base, observedAt: at(0) });
     // The guest comes back with no start task (the stop is only related: medium) and stops again a
     // minute later, still within the look-back: the stop already explained a running → stopped.
-    await correlateChanges(driver, [c('stopped', 'running')], { ...base, observedAt: at(30) });
-    const second = await correlateChanges(driver, [c('running', 'stopped')], { ...base, observedAt: at(60) });
+    await correlate([c('stopped', 'running')], { ...base, observedAt: at(30) });
+    const second = await correlate([c('running', 'stopped')], { ...base, observedAt: at(60) });
     expect(second.created[0]!.attribution).toMatchObject({ confidence: 'none', consideredEvents: 1 });
     expect(second.created[0]!.narrative).toMatch(/already explain earlier transitions; the cause is unknown\.$/);
     const page = await listTransitions(driver, { resourceId: vmId('102') });
@@ -108,8 +125,7 @@ describe('correlateChanges', () => {
   it('paused on an I/O error opens a condition carrying the attribution; leaving the state resolves it', async () => {
     await vm('113', 'running');
     const base = { observer: 'test-poll', suppression: 'shadow' as const };
-    const opened = await correlateChanges(
-      driver,
+    const opened = await correlate(
       [{ id: vmId('113'), kind: 'vm', from: 'running', to: 'paused_io_error', rawState: 'running/io-error' }],
       { ...base, observedAt: at(0) },
     );
@@ -124,11 +140,10 @@ describe('correlateChanges', () => {
         narrative: expect.stringContaining('the cause is unknown'),
       },
     });
-    const resolved = await correlateChanges(
-      driver,
-      [{ id: vmId('113'), kind: 'vm', from: 'paused_io_error', to: 'running' }],
-      { ...base, observedAt: at(120) },
-    );
+    const resolved = await correlate([{ id: vmId('113'), kind: 'vm', from: 'paused_io_error', to: 'running' }], {
+      ...base,
+      observedAt: at(120),
+    });
     expect(resolved.conditions.resolved).toEqual([open!.id]);
     expect((await searchConditions(driver, { resourceId: vmId('113'), status: 'open' }, { first: 50 })).nodes).toEqual(
       [],
@@ -147,7 +162,7 @@ describe('correlateChanges', () => {
         end: at(-3),
       }),
     ]);
-    const r = await correlateChanges(driver, [{ id: vmId('104'), kind: 'vm', from: 'running', to: 'stopped' }], {
+    const r = await correlate([{ id: vmId('104'), kind: 'vm', from: 'running', to: 'stopped' }], {
       observedAt: at(0),
       observer: 'test-poll',
       suppression: 'on',
@@ -172,7 +187,7 @@ describe('when the correlator itself fails', () => {
       },
     );
     const change = { id: vmId('150'), kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
-    const r = await correlateChanges(driver, [change], {
+    const r = await correlate([change], {
       observedAt: at(900),
       observer: 'test-poll',
       suppression: 'shadow',
@@ -202,8 +217,8 @@ describe('low: provider-level activity, only when asked', () => {
       taskEvent(cluster, { node: 'pve7', type: 'stopall', id: '', user: 'root@pam', start: at(-50), end: at(-4) }),
     ]);
     const t = { resourceId: vmId('106'), kind: 'vm' as const, from: 'running', to: 'stopped', observedAt: at(0) };
-    expect((await explainStoredTransition(driver, t)).attribution.confidence).toBe('none');
-    const low = await explainStoredTransition(driver, t, { emitLow: true });
+    expect((await explainStored(t)).attribution.confidence).toBe('none');
+    const low = await explainStored(t, { emitLow: true });
     expect(low.transition.hostId).toBe(host);
     expect(low.attribution).toMatchObject({
       confidence: 'low',
@@ -215,7 +230,7 @@ describe('low: provider-level activity, only when asked', () => {
   });
 });
 
-describe('explainStoredTransition', () => {
+describe('explainTransition', () => {
   it('answers from stored events without storing anything', async () => {
     await vm('105', 'running');
     await upsertEvents(driver, [
@@ -228,7 +243,7 @@ describe('explainStoredTransition', () => {
         end: at(-198),
       }),
     ]);
-    const x = await explainStoredTransition(driver, {
+    const x = await explainStored({
       resourceId: vmId('105'),
       kind: 'vm',
       from: 'running',

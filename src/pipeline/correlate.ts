@@ -1,0 +1,232 @@
+import type { Driver } from 'neo4j-driver';
+import {
+  candidateWindow,
+  DEFAULT_CORRELATOR_SETTINGS,
+  explain,
+  unexplained,
+  type CorrelatorSettings,
+  type Explanation,
+} from '../../correlator/index.js';
+import {
+  correlationContexts,
+  recordTransitions,
+  type CorrelationContext,
+  type NewTransition,
+  type TransitionConditionOp,
+} from '../graph/transitions.js';
+import {
+  transitionId,
+  type Kind,
+  type Transition,
+  type TransitionDecision,
+  type TransitionRecord,
+} from '../model/index.js';
+import type { SuppressionMode } from '../policy/policy-document.js';
+import { decideTransition } from '../policy/transition-gate.js';
+
+/** What the correlation step needs from the process: the graph, the policy's mode, the bus. */
+export interface CorrelationDeps {
+  driver: Driver;
+  /** The loaded policy's `attribution.suppression`. */
+  suppression: SuppressionMode;
+  /** Correlator tuning, e.g. the node clock-skew tolerance (AITIA_CLOCK_SKEW_SECONDS). */
+  correlator?: Partial<CorrelatorSettings>;
+  /** Where new transitions go: the process's bus (`transitionObserved`); nowhere without one. */
+  publish?: (transition: TransitionRecord) => void;
+}
+
+/** A state change as a pass reported it (the stored state → the new one); first sightings are not changes. */
+export interface ObservedChange {
+  id: string;
+  kind: Kind;
+  from: string;
+  to: string;
+  /** The provider's word for the new state. */
+  rawState?: string | null;
+  /** The provider's word for the old state, when the observer knew it. */
+  rawFrom?: string | null;
+}
+
+export interface CorrelationReport {
+  /** Transitions stored by this call, in order. */
+  created: TransitionRecord[];
+  /** Changes already stored (a retried pass): left as they were. */
+  existing: string[];
+  conditions: { opened: string[]; resolved: string[] };
+  /** Changes that could not be explained or stored, with the error; the others still were. */
+  errors: Array<{ resourceId: string; message: string }>;
+}
+
+/** The VM state that has its own condition, opened on entry and resolved on exit. */
+const IO_ERROR_STATE = 'paused_io_error';
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** One explanation and the gate's decision on it, for every change of a pass. */
+interface Judged {
+  change: ObservedChange;
+  transition: Transition;
+  explanation: Pick<Explanation, 'attribution' | 'narrative'> & { hostId: string | null };
+  decision: TransitionDecision;
+}
+
+/**
+ * Turns a pass's state changes into stored, attributed, gated Transitions: ONE read of everything
+ * the correlator needs for all changes, the pure ladder and gate per change, ONE write of the
+ * transitions and the conditions they open or resolve, then publish. Round trips do not grow with
+ * the number of changes. A change whose explanation fails is kept as an honest `none` transition
+ * (the pass has stored the new state already, so the next pass will not report it again).
+ */
+export async function correlateChanges(
+  deps: CorrelationDeps,
+  changes: readonly ObservedChange[],
+  at: { observedAt: string; observer: string },
+): Promise<CorrelationReport> {
+  const report: CorrelationReport = { created: [], existing: [], conditions: { opened: [], resolved: [] }, errors: [] };
+  if (changes.length === 0) return report;
+  const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
+  const window = candidateWindow(at.observedAt, s);
+  if (!window) throw new Error(`observedAt ${JSON.stringify(at.observedAt)} is not an ISO-8601 time`);
+  const transitions: Transition[] = changes.map((c) => ({
+    resourceId: c.id,
+    kind: c.kind,
+    from: c.from,
+    to: c.to,
+    observedAt: at.observedAt,
+    observer: at.observer,
+  }));
+
+  let contexts: Array<CorrelationContext | null>;
+  try {
+    contexts = await correlationContexts(
+      deps.driver,
+      transitions.map((t) => ({
+        transitionId: transitionId(t),
+        resourceId: t.resourceId,
+        observedAt: t.observedAt,
+        from: window.from,
+        to: window.to,
+        withHostActivity: s.emitLow,
+      })),
+    );
+  } catch (err) {
+    // Without the read nothing can be explained, but every observed change is still kept.
+    contexts = changes.map(() => null);
+    for (const c of changes) report.errors.push({ resourceId: c.id, message: message(err) });
+  }
+
+  const judged: Judged[] = [];
+  changes.forEach((change, i) => {
+    const transition = transitions[i]!;
+    const ctx = contexts[i];
+    if (ctx?.exists) {
+      report.existing.push(transitionId(transition));
+      return;
+    }
+    let explanation: Judged['explanation'];
+    if (!ctx) {
+      explanation = {
+        ...unexplained(transition, report.errors.find((e) => e.resourceId === change.id)!.message),
+        hostId: null,
+      };
+    } else {
+      try {
+        const x = explain({ ...ctx, transition }, s);
+        explanation = { attribution: x.attribution, narrative: x.narrative, hostId: x.transition.hostId ?? null };
+      } catch (err) {
+        report.errors.push({ resourceId: change.id, message: message(err) });
+        explanation = { ...unexplained(transition, message(err)), hostId: null };
+      }
+    }
+    const decision = decideTransition(explanation.attribution, explanation.narrative, deps.suppression);
+    judged.push({ change, transition, explanation, decision });
+  });
+
+  const rows: NewTransition[] = judged.map((j) => ({
+    resourceId: j.change.id,
+    kind: j.change.kind,
+    from: j.change.from,
+    to: j.change.to,
+    observedAt: at.observedAt,
+    observer: at.observer,
+    hostId: j.explanation.hostId,
+    rawFrom: j.change.rawFrom ?? null,
+    rawTo: j.change.rawState ?? null,
+    attribution: j.explanation.attribution,
+    decision: j.decision,
+    narrative: j.explanation.narrative,
+  }));
+  try {
+    const stored = await recordTransitions(
+      deps.driver,
+      rows,
+      judged.flatMap((j) => stateConditions(j, at.observedAt)),
+    );
+    report.created = stored.created;
+    report.existing.push(...stored.existing);
+    report.conditions = stored.conditions;
+  } catch (err) {
+    for (const j of judged) report.errors.push({ resourceId: j.change.id, message: `not stored: ${message(err)}` });
+    return report;
+  }
+  for (const t of report.created) deps.publish?.(t);
+  return report;
+}
+
+/** Conditions that follow from the state itself: paused on an I/O error opens one, leaving it resolves it. */
+function stateConditions(j: Judged, observedAt: string): TransitionConditionOp[] {
+  const { change } = j;
+  if (change.kind !== 'vm' || (change.to !== IO_ERROR_STATE && change.from !== IO_ERROR_STATE)) return [];
+  const id = transitionId(j.transition);
+  const evidence = {
+    transitionId: id,
+    from: change.from,
+    to: change.to,
+    rawState: change.rawState ?? null,
+    observedAt,
+  };
+  if (change.to === IO_ERROR_STATE) {
+    return [
+      {
+        transitionId: id,
+        op: 'open',
+        resourceId: change.id,
+        type: 'paused_io_error',
+        at: observedAt,
+        evidence,
+        attribution: { transitionId: id, ...j.explanation.attribution, narrative: j.explanation.narrative },
+      },
+    ];
+  }
+  return [
+    { transitionId: id, op: 'resolve', resourceId: change.id, type: 'paused_io_error', at: observedAt, evidence },
+  ];
+}
+
+/** An explanation with the gate's decision on it. */
+export type ExplainedTransition = Explanation & { decision: TransitionDecision };
+
+/**
+ * Explains a transition from stored events without storing anything (`explainTransition`): the
+ * same read and the same pure ladder as a pass, for one change, with the gate's decision.
+ */
+export async function explainTransition(
+  deps: Pick<CorrelationDeps, 'driver' | 'suppression' | 'correlator'>,
+  transition: Transition,
+): Promise<ExplainedTransition> {
+  const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
+  const window = candidateWindow(transition.observedAt, s);
+  if (!window) throw new Error(`observedAt ${JSON.stringify(transition.observedAt)} is not an ISO-8601 time`);
+  const [ctx] = await correlationContexts(deps.driver, [
+    {
+      transitionId: transitionId(transition),
+      resourceId: transition.resourceId,
+      observedAt: transition.observedAt,
+      from: window.from,
+      to: window.to,
+      withHostActivity: s.emitLow,
+    },
+  ]);
+  const x = explain({ ...ctx!, transition }, s);
+  return { ...x, decision: decideTransition(x.attribution, x.narrative, deps.suppression) };
+}

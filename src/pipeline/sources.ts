@@ -1,0 +1,77 @@
+import { DateTime } from 'luxon';
+import type { Driver } from 'neo4j-driver';
+import { linkEventsToResources } from '../graph/events.js';
+import type { ProxmoxClient } from '../ingest/proxmox/client.js';
+import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
+import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
+import { importVcenterInventory, type ImportVcenterOptions } from '../ingest/vcenter/import.js';
+import type { ObservationSource } from './observe.js';
+
+/** The task stage of a Proxmox pass and the events it linked to resources that appeared in it. */
+export interface ProxmoxPassExtra {
+  tasks: TaskSyncReport;
+  linkedEvents: number;
+}
+
+/**
+ * A Proxmox cluster, in the order attribution needs: (1) the task history, so the tasks that
+ * explain a change are in the graph before it is explained; (2) the inventory, which reports the
+ * state changes; then events listed before their resource existed are linked to it.
+ */
+export function proxmoxSource(
+  client: ProxmoxClient,
+  options: {
+    tasks?: SyncProxmoxTasksOptions;
+    inventory?: SyncProxmoxOptions;
+    /** Called with the task stage's line as soon as it is done (before the inventory). */
+    onTasks?: (line: string, report: TaskSyncReport) => void;
+  } = {},
+): ObservationSource<ProxmoxPassExtra> {
+  return {
+    name: `proxmox ${client.baseUrl}`,
+    async pass(driver: Driver) {
+      const tasks = await syncProxmoxTasks(driver, client, options.tasks);
+      options.onTasks?.(formatTaskSync(tasks), tasks);
+      const report = await syncProxmox(driver, client, options.inventory);
+      const linkedEvents = await linkEventsToResources(driver, tasks.unlinkedResourceIds);
+      return { report, observer: `scheduler:${report.scope}`, extra: { tasks, linkedEvents } };
+    },
+    summarize: ({ extra }) => [formatTaskSync(extra.tasks)],
+    stateDetail: ({ extra }) => `linked-events=${extra.linkedEvents}`,
+  };
+}
+
+/**
+ * An inventory document a vCenter ingester pushed (GraphQL `ingestVcenterInventory`, `aitia ingest
+ * vcenter --file`): its state changes are explained by the vCenter events ingested before it.
+ */
+export function vcenterDocumentSource(document: unknown, options: ImportVcenterOptions): ObservationSource<null> {
+  return {
+    name: `vcenter ${options.server} (document)`,
+    async pass(driver: Driver) {
+      const report = await importVcenterInventory(driver, document, options);
+      return { report, observer: `import:${report.scope}`, extra: null };
+    },
+  };
+}
+
+/**
+ * The task stage in one line, with the window it read (the earliest `since` of any node), so an
+ * empty read says where it looked: `proxmox:lab tasks: nodes=3 since=2026-05-13T02:00:00Z
+ * listed=12 events=12 new=4 updated=1 skipped=0 errors=0`.
+ */
+export function formatTaskSync(t: TaskSyncReport): string {
+  const since =
+    t.nodes.length > 0
+      ? DateTime.fromSeconds(Math.min(...t.nodes.map((n) => n.since)), { zone: 'utc' }).toISO({
+          suppressMilliseconds: true,
+        })
+      : 'none';
+  const listed = t.nodes.reduce((n, x) => n + x.listed, 0);
+  const line =
+    `${t.scope} tasks: nodes=${t.nodes.length} since=${since} listed=${listed} events=${t.events.written} ` +
+    `new=${t.events.created} updated=${t.events.updated} skipped=${t.skipped.length} errors=${t.errors.length}`;
+  return listed === 0 && t.nodes.length > 0
+    ? `${line} (no task started in the window; the first read of a node goes back AITIA_PROXMOX_BACKFILL_HOURS)`
+    : line;
+}
