@@ -9,12 +9,18 @@ import type { StateOf } from './states.js';
  * key is an error, not ignored.
  */
 export const CHECK_KINDS = ['http', 'tcp', 'proxmox_agent', 'provider_state'] as const;
-export const CheckKindSchema = z.enum(CHECK_KINDS);
+export const CheckKindSchema = z
+  .enum(CHECK_KINDS)
+  .describe(
+    "What a check probes. http/tcp probe an address; proxmox_agent reads the qemu_guest_agent the Proxmox ingest records; provider_state reads the resource's own state.",
+  );
 export type CheckKind = z.infer<typeof CheckKindSchema>;
 
 /** One probe's verdict. A timeout or a garbage answer is `fail` (with the reason), never `unknown`. */
 export const CHECK_RESULT_STATUSES = ['pass', 'fail', 'unknown'] as const;
-export const CheckResultStatusSchema = z.enum(CHECK_RESULT_STATUSES);
+export const CheckResultStatusSchema = z
+  .enum(CHECK_RESULT_STATUSES)
+  .describe('A timeout or a garbage answer is a fail (with the reason); unknown means nothing could be concluded.');
 export type CheckResultStatus = z.infer<typeof CheckResultStatusSchema>;
 
 /** Per-probe timeout: the whole exchange must finish within it, or the check fails. */

@@ -57,7 +57,9 @@ export const EVENT_TYPES = [
   'node_apt_update',
   'other',
 ] as const;
-export const EventTypeSchema = z.enum(EVENT_TYPES);
+export const EventTypeSchema = z
+  .enum(EVENT_TYPES)
+  .describe("A provider log entry's normalised type; `other` keeps unknown ones (their raw type is in `rawType`).");
 export type EventType = z.infer<typeof EventTypeSchema>;
 
 /**
@@ -65,7 +67,9 @@ export type EventType = z.infer<typeof EventTypeSchema>;
  * (Proxmox `unexpected status`: the worker vanished, e.g. its node crashed).
  */
 export const STATUS_CLASSES = ['ok', 'warning', 'error', 'unknown', 'running'] as const;
-export const StatusClassSchema = z.enum(STATUS_CLASSES);
+export const StatusClassSchema = z
+  .enum(STATUS_CLASSES)
+  .describe('How an event ended. `running`: not finished when read; `unknown`: the provider could not say.');
 export type StatusClass = z.infer<typeof StatusClassSchema>;
 
 /**
@@ -74,12 +78,20 @@ export type StatusClass = z.infer<typeof StatusClassSchema>;
  * root@pam is `human` at ingest: the CLI and the web UI look the same in the task lists.
  */
 export const ACTOR_KINDS = ['human', 'api_token', 'ha_manager', 'system'] as const;
-export const ActorKindSchema = z.enum(ACTOR_KINDS);
+export const ActorKindSchema = z
+  .enum(ACTOR_KINDS)
+  .describe(
+    'Who stands behind an event: a person, an API token, the HA manager executing a request, or the provider on its own.',
+  );
 export type ActorKind = z.infer<typeof ActorKindSchema>;
 
 /** How sure an attribution is. `low` is defined but only emitted when asked for. */
 export const ATTRIBUTION_CONFIDENCES = ['high', 'medium', 'low', 'none'] as const;
-export const AttributionConfidenceSchema = z.enum(ATTRIBUTION_CONFIDENCES);
+export const AttributionConfidenceSchema = z
+  .enum(ATTRIBUTION_CONFIDENCES)
+  .describe(
+    'How sure an attribution is: high = the expected task/event on this resource near the change; medium = related, not established; low = provider-level activity only (not emitted by default); none = nothing found, the cause is unknown.',
+  );
 export type AttributionConfidence = z.infer<typeof AttributionConfidenceSchema>;
 
 /**

@@ -15,3 +15,4 @@ export * from './check-input.js';
 export * from './collections.js';
 export * from './errors.js';
 export * from './transitions.js';
+export * from './graphql-enums.js';

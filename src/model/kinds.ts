@@ -31,5 +31,5 @@ export type Lifecycle = z.infer<typeof LifecycleSchema>;
 
 /** Health is derived by the scheduler from probes; nothing else writes it. */
 export const HEALTHS = ['healthy', 'degraded', 'unhealthy', 'unknown'] as const;
-export const HealthSchema = z.enum(HEALTHS);
+export const HealthSchema = z.enum(HEALTHS).describe('Derived by the scheduler from probes; nothing else writes it.');
 export type Health = z.infer<typeof HealthSchema>;

@@ -8,12 +8,16 @@ import type { Kind } from './kinds.js';
  * The inverse names (runsHere, members, dependents, stores) are used only for reading.
  */
 export const RELATIONSHIP_TYPES = ['RUNS_ON', 'MEMBER_OF', 'DEPENDS_ON', 'STORED_ON', 'MANIFESTS_AS'] as const;
-export const RelationshipTypeSchema = z.enum(RELATIONSHIP_TYPES);
+export const RelationshipTypeSchema = z
+  .enum(RELATIONSHIP_TYPES)
+  .describe('Read source → target: (vm)-[RUNS_ON]->(host), (service)-[DEPENDS_ON]->(vm).');
 export type RelationshipType = z.infer<typeof RelationshipTypeSchema>;
 
 /** observed: a provider reported it; inferred: a resolver rule matched it; declared: a principal said so. */
 export const PROVENANCES = ['observed', 'inferred', 'declared'] as const;
-export const ProvenanceSchema = z.enum(PROVENANCES);
+export const ProvenanceSchema = z
+  .enum(PROVENANCES)
+  .describe('observed: a provider reported it; inferred: a resolver rule matched it; declared: a principal said so.');
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 const WORKLOADS = ['vm', 'lxc', 'service'] as const satisfies readonly Kind[];
@@ -78,7 +82,8 @@ export function refusePair(type: RelationshipType, source: Kind, target: Kind): 
 
 /** Inferred-edge confidence; a name-only identity match is at most `low`. */
 export const EDGE_CONFIDENCES = ['high', 'medium', 'low'] as const;
-export type EdgeConfidence = (typeof EDGE_CONFIDENCES)[number];
+export const EdgeConfidenceSchema = z.enum(EDGE_CONFIDENCES);
+export type EdgeConfidence = z.infer<typeof EdgeConfidenceSchema>;
 
 /**
  * An edge as ingest, resolvers and mutations write it. `source` is who asserted it (an ingester

@@ -65,4 +65,16 @@ describe('the SDL mirrors src/model', () => {
     expect(t.getInterfaces().map((i: any) => i.name)).toContain('Resource');
     expect(String(t.getFields().state.type)).toBe(`${KIND_TYPENAMES[kind]}State!`);
   });
+
+  it.each(KINDS)("kind %s's object type has exactly Resource's fields, and state", (kind) => {
+    const shape = (t: any) =>
+      Object.values(t.getFields()).map((f: any) => ({
+        name: f.name,
+        type: String(f.type),
+        args: f.args.map((a: any) => `${a.name}: ${String(a.type)} = ${JSON.stringify(a.defaultValue)}`),
+      }));
+    const own = shape(schema.getType(KIND_TYPENAMES[kind]));
+    expect(own.filter((f) => f.name !== 'state')).toEqual(shape(schema.getType('Resource')));
+    expect(own.map((f) => f.name)).toContain('state');
+  });
 });
