@@ -29,7 +29,7 @@ const output = await codegen({
   config: {
     useTypeImports: true,
     enumsAsTypes: true,
-    contextType: '../server/context.js#RequestContext',
+    contextType: '../../resolvers/context.js#RequestContext',
     scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
     mappers: {
       Resource: '../model/index.js#ResourceRecord',
@@ -45,7 +45,8 @@ const output = await codegen({
       Event: '../model/index.js#StoredEventRecord',
       Attribution: '../model/index.js#Attribution as AttributionModel',
       AttributionEvent: '../model/index.js#AttributionEvent as AttributionEventModel',
-      Explanation: '../../correlator/runner.js#Explanation as ExplanationModel',
+      Explanation: '../services/transitions.js#ExplainedTransition as ExplanationModel',
+      AuditEntry: '../services/audit.js#AuditEntry as AuditEntryModel',
       Check: '../model/index.js#CheckRecord',
       Condition: '../model/index.js#ConditionRecord',
     },
