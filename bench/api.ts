@@ -56,7 +56,13 @@ try {
   const tokensFile = join(tmp, 'tokens.json');
   const token = addToken(tokensFile, 'bench-agent', 'agent');
   const server = createHttpServer(
-    { driver: counted.driver, log: createLogger('silent'), version: 'bench', bus: createTransitionBus() },
+    {
+      driver: counted.driver,
+      log: createLogger('silent'),
+      version: 'bench',
+      policy: undefined,
+      bus: createTransitionBus(),
+    },
     new TokenStore(tokensFile),
   );
   const { url } = await listen(server, '127.0.0.1', 0);

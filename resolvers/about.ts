@@ -1,12 +1,8 @@
 import type { Resolvers } from '../src/generated/graphql.js';
+import { about } from '../src/services/about.js';
 
 export const aboutResolvers: Resolvers = {
   Query: {
-    about: (_p, _a, ctx) => ({
-      version: ctx.services.version,
-      principal: ctx.principal.name,
-      role: ctx.principal.role,
-      policyDigest: ctx.services.policy?.digest ?? null,
-    }),
+    about: (_p, _a, ctx) => about(ctx.deps, ctx.principal),
   },
 };

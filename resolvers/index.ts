@@ -1,6 +1,7 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { aboutResolvers } from './about.js';
+import type { RequestContext } from './context.js';
 import { attributionResolvers } from './attribution.js';
 import { ingestResolvers } from './ingest.js';
 import { auditResolvers } from './audit.js';
@@ -14,8 +15,8 @@ import { resourceResolvers } from './resources.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
 
 /** Every area's resolvers, one file per schema file. */
-export const resolvers = mergeResolvers([
-  { DateTime: DateTimeScalar, JSON: JSONScalar } as Resolvers,
+export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
+  { DateTime: DateTimeScalar, JSON: JSONScalar },
   aboutResolvers,
   resourceResolvers,
   relationshipResolvers,
@@ -27,4 +28,4 @@ export const resolvers = mergeResolvers([
   checkResolvers,
   policyResolvers,
   lifecycleResolvers,
-]) as Resolvers;
+]);

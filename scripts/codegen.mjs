@@ -98,7 +98,7 @@ const output = await codegen({
   config: {
     useTypeImports: true,
     enumsAsTypes: true,
-    contextType: '../server/context.js#RequestContext',
+    contextType: '../../resolvers/context.js#RequestContext',
     scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
     mappers: {
       Resource: resourceRecord,
@@ -109,7 +109,8 @@ const output = await codegen({
       Event: '../model/index.js#StoredEventRecord',
       Attribution: '../model/index.js#Attribution as AttributionModel',
       AttributionEvent: '../model/index.js#AttributionEvent as AttributionEventModel',
-      Explanation: '../../resolvers/attribution.js#ExplanationModel',
+      Explanation: '../services/transitions.js#ExplainedTransition as ExplanationModel',
+      AuditEntry: '../services/audit.js#AuditEntry as AuditEntryModel',
       Check: '../model/index.js#CheckRecord',
       Condition: '../model/index.js#ConditionRecord',
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KINDS, type Kind, type Provider } from './kinds.js';
+import { KINDS, type Kind, type Provider, PROVIDERS } from './kinds.js';
 
 /**
  * Resource ids are provider-scoped natural keys that survive renames:
@@ -12,6 +12,15 @@ export const ResourceIdSchema = z
     /^(proxmox|vcenter|manual):[^\s/][^\s]*$/,
     'must look like <provider>:<scope>/<type>/<key>, e.g. proxmox:lab/qemu/101',
   );
+
+/**
+ * Whether a reference names a resource by id (it starts with a provider prefix) rather than by its
+ * `kind:name` slug: what agents type is read as one or the other by this test alone. No provider
+ * is a kind, so a slug never passes it.
+ */
+export function isResourceId(ref: string): boolean {
+  return PROVIDERS.some((p) => ref.startsWith(`${p}:`));
+}
 
 /** Builds `<provider>:<path segments joined by />`; segments may not be empty or contain spaces. */
 export function resourceId(provider: Provider, ...segments: Array<string | number>): string {

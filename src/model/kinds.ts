@@ -9,7 +9,7 @@ export type Kind = z.infer<typeof KindSchema>;
  * The Neo4j label each kind carries beside `Resource`. Labels are only ever taken from this table,
  * never from user input, so Cypher built with them cannot be injected.
  */
-export const KIND_LABELS: Readonly<Record<Kind, string>> = {
+export const KIND_LABELS = {
   cluster: 'Cluster',
   host: 'Host',
   vm: 'Vm',
@@ -17,7 +17,7 @@ export const KIND_LABELS: Readonly<Record<Kind, string>> = {
   storage: 'Storage',
   network: 'Network',
   service: 'Service',
-};
+} as const satisfies Readonly<Record<Kind, string>>;
 
 /** Where a Resource came from. `manual` resources are declared by agents or operators. */
 export const PROVIDERS = ['proxmox', 'vcenter', 'manual'] as const;

@@ -1,4 +1,4 @@
-import { parseSlug, ResourceIdSchema } from '../model/ids.js';
+import { isResourceId, parseSlug, ResourceIdSchema } from '../model/ids.js';
 import type { Kind, Lifecycle } from '../model/kinds.js';
 import {
   ENTITY_TYPE_PARENTS,
@@ -38,7 +38,7 @@ export const TARGET_FORMS =
 /** Reads a target reference, or says why it is none of the accepted forms. */
 export function parseTargetRef(ref: string): { ok: true; ref: TargetRef } | { ok: false; reason: string } {
   const text = ref.trim();
-  if (/^(proxmox|vcenter|manual):/.test(text)) {
+  if (isResourceId(text)) {
     return ResourceIdSchema.safeParse(text).success
       ? { ok: true, ref: { form: 'id', id: text } }
       : { ok: false, reason: `"${ref}" is not a valid resource id` };

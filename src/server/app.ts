@@ -5,11 +5,11 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { execute } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createRequestContext, type RequestContext } from '../../resolvers/context.js';
+import type { ServiceDeps } from '../services/deps.js';
 import { authPlugin, principals } from './auth.js';
-import type { AppServices, RequestContext } from './context.js';
 import { makeMaskError } from './errors.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
-import { createLoaders } from './loaders.js';
 import { buildSchema } from './graphql-schema.js';
 import type { TokenStore } from './tokens.js';
 
@@ -21,21 +21,21 @@ export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens
  * order as the spec asks; yoga's default executor writes them in order of completion, so a slow
  * field would move. Subscriptions keep yoga's executor.
  */
-const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => setExecuteFn(execute as never) };
+const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => setExecuteFn(execute) };
 
 /** The GraphQL app at /graphql: auth, limits, masking, per-request DataLoaders. */
 export function createGraphqlApp(
-  services: AppServices,
+  deps: ServiceDeps,
   tokens: TokenStore,
 ): YogaServerInstance<Record<string, never>, RequestContext> {
   return createYoga<Record<string, never>, RequestContext>({
-    schema: buildSchema() as never,
+    schema: buildSchema(),
     graphqlEndpoint: '/graphql',
     graphiql: GRAPHIQL_DEFAULTS,
     renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     logging: false,
-    maskedErrors: { maskError: makeMaskError(services.log) },
+    maskedErrors: { maskError: makeMaskError(deps.log) },
     plugins: [
       authPlugin(tokens),
       selectionOrderedExecution,
@@ -50,7 +50,7 @@ export function createGraphqlApp(
     context: ({ request }) => {
       const principal = principals.get(request);
       if (!principal) throw new Error('request reached GraphQL without a principal');
-      return { services, driver: services.driver, principal, loaders: createLoaders(services.driver) };
+      return createRequestContext(deps, principal);
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { Principal } from './permissions.js';
+import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from './tokens.js';
 
 /** The bearer token of a request, or null. */

@@ -18,7 +18,7 @@ export function loadTypeDefs(): string[] {
 export function buildSchema(): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: loadTypeDefs(),
-    resolvers: resolvers as never,
+    resolvers,
     inheritResolversFromInterfaces: true,
   });
 }

@@ -1,41 +1,16 @@
 import { createServer, type Server } from 'node:http';
-import type { Driver } from 'neo4j-driver';
-import { appliedVersion, LATEST_MIGRATION } from '../graph/migrations.js';
-import type { AppServices } from './context.js';
+import { readiness } from '../services/about.js';
+import type { ServiceDeps } from '../services/deps.js';
 import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
 import type { TokenStore } from './tokens.js';
 
-/** How long /readyz waits for Neo4j before answering 503 (the Docker healthcheck allows more). */
-export const READY_TIMEOUT_MS = 3000;
-
-/** Is Neo4j reachable and the schema at the code's migration version? */
-async function readiness(driver: Driver): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    // A probe must answer quickly: the driver would otherwise retry for ~30 s before giving up.
-    const timeout = new Promise<never>(
-      (_, reject) =>
-        (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)),
-    );
-    const version = await Promise.race([appliedVersion(driver), timeout]);
-    return {
-      ready: version >= LATEST_MIGRATION,
-      detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION },
-    };
-  } catch (err) {
-    return { ready: false, detail: { neo4j: 'unreachable', error: (err as Error).message } };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The HTTP server: /graphql (yoga), /healthz (process alive), /readyz (Neo4j + migrations). */
-export function createHttpServer(services: AppServices, tokens: TokenStore): Server {
-  const yoga = createGraphqlApp(services, tokens);
+export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server {
+  const yoga = createGraphqlApp(deps, tokens);
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
-    services.log.warn(
+    deps.log.warn(
       'GraphiQL assets not found: @graphql-yoga/graphiql is missing or not the version graphql-yoga names (npm ci); the browser page will not load offline',
     );
   const asset = assetDir ? createAssetHandler(assetDir) : () => null;
@@ -46,7 +21,7 @@ export function createHttpServer(services: AppServices, tokens: TokenStore): Ser
       return;
     }
     if (path === '/readyz') {
-      void readiness(services.driver).then(({ ready, detail }) => {
+      void readiness(deps).then(({ ready, detail }) => {
         res
           .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
           .end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { describeZodIssues, type Role, RoleSchema } from '../model/index.js';
-import type { Principal } from './permissions.js';
+import type { Principal } from '../services/permissions.js';
 
 /** The tokens file: `[{ "name", "role", "tokenSha256" }]`. Tokens themselves are never stored. */
 export const TokensFileSchema = z.array(

@@ -16,7 +16,13 @@ const counted = countingDriver(driver);
 const tokensFile = join(mkdtempSync(join(tmpdir(), 'aitia-dl-')), 'tokens.json');
 const token = addToken(tokensFile, 'dl-agent', 'agent');
 const app = createGraphqlApp(
-  { driver: counted.driver, log: createLogger('silent'), version: 'test', bus: createTransitionBus() },
+  {
+    driver: counted.driver,
+    log: createLogger('silent'),
+    version: 'test',
+    policy: undefined,
+    bus: createTransitionBus(),
+  },
   new TokenStore(tokensFile),
 );
 

@@ -3,7 +3,7 @@ import { dirname, join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ENV_SCHEMA, loadConfig } from '../../../src/config.js';
-import { READY_TIMEOUT_MS } from '../../../src/server/http.js';
+import { READY_TIMEOUT_MS } from '../../../src/services/about.js';
 
 /**
  * Docker cannot run on the machines that test aitia, so the Docker files are checked against the

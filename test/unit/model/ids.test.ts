@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ResourceIdSchema,
   ResourceInputSchema,
+  isResourceId,
   parseSlug,
   providerOfId,
   resourceId,
@@ -17,6 +18,16 @@ describe('resource ids and slugs', () => {
     expect(() => resourceId('proxmox', 'lab', '')).toThrow(/empty/);
     expect(ResourceIdSchema.safeParse('proxmox:lab/qemu/101').success).toBe(true);
     expect(ResourceIdSchema.safeParse('web-01').success).toBe(false);
+  });
+
+  it('tells ids from slugs by the provider prefix alone', () => {
+    expect(isResourceId('proxmox:lab/qemu/101')).toBe(true);
+    expect(isResourceId('vcenter:vc1.lan/vm/vm-42')).toBe(true);
+    expect(isResourceId('manual:')).toBe(true);
+    expect(isResourceId('vm:web-01')).toBe(false);
+    expect(isResourceId('proxmox')).toBe(false);
+    expect(isResourceId(' proxmox:lab/qemu/101')).toBe(false);
+    expect(isResourceId('')).toBe(false);
   });
 
   it('parses kind:name slugs and explains bad ones', () => {

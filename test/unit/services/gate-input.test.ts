@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AitiaError } from '../../../src/model/index.js';
-import { type ClassifyActionArgs, parseClassifyInput } from '../../../src/server/classify-request.js';
+import { type ClassifyActionArgs, parseClassifyInput } from '../../../src/services/gate-input.js';
 
 const base: ClassifyActionArgs = { target: 'vm:web', action: 'restart' };
 

@@ -1,6 +1,20 @@
 import { z } from 'zod';
-import { badInput } from '../model/index.js';
-import type { ActionRequest, RiskClass } from '../policy/index.js';
+import { badInput, type ResourceRecord } from '../model/index.js';
+import {
+  type ActionRequest,
+  entityTargetFacts,
+  parseTargetRef,
+  resourceTargetFacts,
+  type RiskClass,
+  type TargetFacts,
+} from '../policy/index.js';
+import type { ServiceDeps } from './deps.js';
+import { resolveInputRef } from './resources.js';
+
+/*
+ * A gate question's input: its fields, validated here, and its target, resolved into the facts the
+ * decision rests on. Every refusal is BAD_USER_INPUT naming `input.<field>`: the gate never guesses.
+ */
 
 /** Size limits on a gate question: generous for real use, bounded for the service. */
 export const CLASSIFY_LIMITS = { actionChars: 64, commandChars: 16_384, targets: 500 } as const;
@@ -56,4 +70,26 @@ export function parseClassifyInput(input: ClassifyActionArgs): Omit<ActionReques
     ...(targets ? { targets } : {}),
     declaredRiskClass: input.declaredRiskClass ?? null,
   };
+}
+
+/** A gate target with the facts the decision rests on and, when it is one, its graph resource. */
+export interface GateTarget {
+  facts: TargetFacts;
+  notes: string[];
+  resource: ResourceRecord | null;
+}
+
+/**
+ * Resolves what an agent names as a target into facts for the gate. Graph resources (by id or
+ * `kind:name` slug) are read from the graph; `<entity-type>:<name>` names an entity outside it.
+ * Anything unknown or ambiguous is BAD_USER_INPUT naming `field`.
+ */
+export async function resolveGateTarget(deps: ServiceDeps, ref: string, field: string): Promise<GateTarget> {
+  const parsed = parseTargetRef(ref);
+  if (!parsed.ok) throw badInput(field, parsed.reason);
+  if (parsed.ref.form === 'entity') {
+    return { facts: entityTargetFacts(parsed.ref.entityType, parsed.ref.name), notes: [], resource: null };
+  }
+  const resource = await resolveInputRef(deps, parsed.ref.form === 'id' ? parsed.ref.id : parsed.ref.slug, field);
+  return { ...resourceTargetFacts(resource), resource };
 }

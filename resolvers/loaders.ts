@@ -1,37 +1,38 @@
 import DataLoader from 'dataloader';
-import type { Driver } from 'neo4j-driver';
-import { conditionsOfMany } from '../graph/conditions.js';
-import { getResourcesByIds } from '../graph/resources.js';
-import { type Direction, relationsOfMany } from '../graph/edges.js';
 import {
   type ConditionRecord,
   type EdgeRecord,
   groupBy,
-  type RelationshipType,
   type ResourceRecord,
-} from '../model/index.js';
+  type StoredEventRecord,
+} from '../src/model/index.js';
+import type { ServiceDeps } from '../src/services/deps.js';
+import { conditionsOfMany } from '../src/services/health.js';
+import { relationsOfMany, type RelationsOptions } from '../src/services/relationships.js';
+import { resourcesByIds } from '../src/services/resources.js';
+import { eventsByIds } from '../src/services/transitions.js';
 
-interface RelationsKey {
-  id: string;
-  types: RelationshipType[] | null;
-  direction: Direction;
-  includeStale: boolean;
-}
+type RelationsKey = RelationsOptions & { id: string };
 
 interface ConditionsKey {
   id: string;
   status: 'open' | 'resolved' | null;
 }
 
+/** Answers `ids` in their order from what a batch found (null where it found nothing). */
+async function inOrder<T extends { id: string }>(ids: readonly string[], found: Promise<T[]>): Promise<(T | null)[]> {
+  const byId = new Map((await found).map((x) => [x.id, x]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
 /**
- * Per-request DataLoaders (keys sharing their non-id options are grouped into one query): a page of N resources with their relations, relation endpoints and
+ * Per-request DataLoaders over the services' batch functions (keys sharing their non-id options
+ * are grouped into one query): a page of N resources with their relations, relation endpoints and
  * conditions costs a constant number of Cypher queries, not N.
  */
-export function createLoaders(driver: Driver) {
-  const resourceById = new DataLoader<string, ResourceRecord | null>(async (ids) => {
-    const found = new Map((await getResourcesByIds(driver, ids)).map((r) => [r.id, r]));
-    return ids.map((id) => found.get(id) ?? null);
-  });
+export function createLoaders(deps: ServiceDeps) {
+  const resourceById = new DataLoader<string, ResourceRecord | null>((ids) => inOrder(ids, resourcesByIds(deps, ids)));
+  const eventById = new DataLoader<string, StoredEventRecord | null>((ids) => inOrder(ids, eventsByIds(deps, ids)));
 
   const relations = new DataLoader<RelationsKey, EdgeRecord[], string>(
     async (keys) => {
@@ -39,7 +40,7 @@ export function createLoaders(driver: Driver) {
       for (const [, group] of groupBy(keys, (k) => `${k.types?.join(',') ?? '*'}|${k.direction}|${k.includeStale}`)) {
         const first = group[0]!;
         const byId = await relationsOfMany(
-          driver,
+          deps,
           group.map((k) => k.id),
           { types: first.types, direction: first.direction, includeStale: first.includeStale },
         );
@@ -55,7 +56,7 @@ export function createLoaders(driver: Driver) {
       const results = new Map<string, ConditionRecord[]>();
       for (const [, group] of groupBy(keys, (k) => k.status ?? '*')) {
         const byId = await conditionsOfMany(
-          driver,
+          deps,
           group.map((k) => k.id),
           group[0]!.status,
         );
@@ -66,7 +67,7 @@ export function createLoaders(driver: Driver) {
     { cacheKeyFn: (k) => `${k.id}|${k.status}` },
   );
 
-  return { resourceById, relations, conditions };
+  return { resourceById, eventById, relations, conditions };
 }
 
 function relationsCacheKey(k: RelationsKey): string {

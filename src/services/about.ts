@@ -1,0 +1,44 @@
+import { appliedVersion, LATEST_MIGRATION } from '../graph/migrations.js';
+import type { Role } from '../model/index.js';
+import type { ServiceDeps } from './deps.js';
+import type { Principal } from './permissions.js';
+
+/** Which service answers and who is asking: any authenticated caller may know this. */
+export function about(
+  deps: ServiceDeps,
+  principal: Principal,
+): { version: string; principal: string; role: Role; policyDigest: string | null } {
+  return {
+    version: deps.version,
+    principal: principal.name,
+    role: principal.role,
+    policyDigest: deps.policy?.digest ?? null,
+  };
+}
+
+/** How long a readiness probe waits for Neo4j before answering not ready (the Docker healthcheck allows more). */
+export const READY_TIMEOUT_MS = 3000;
+
+/**
+ * Is Neo4j reachable and the schema at the code's migration version? Asked by probes without a
+ * principal, so it says nothing beyond that.
+ */
+export async function readiness(deps: ServiceDeps): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // A probe must answer quickly: the driver would otherwise retry for ~30 s before giving up.
+    const timeout = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)),
+    );
+    const version = await Promise.race([appliedVersion(deps.driver), timeout]);
+    return {
+      ready: version >= LATEST_MIGRATION,
+      detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION },
+    };
+  } catch (err) {
+    return { ready: false, detail: { neo4j: 'unreachable', error: (err as Error).message } };
+  } finally {
+    clearTimeout(timer);
+  }
+}

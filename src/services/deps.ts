@@ -1,0 +1,31 @@
+import type { Driver } from 'neo4j-driver';
+import type { Logger } from '../log.js';
+import type { TransitionBus } from '../pipeline/bus.js';
+import type { CorrelationDeps } from '../pipeline/correlate.js';
+import type { LoadedPolicy } from '../policy/startup.js';
+
+/**
+ * What every service operation runs with: built once at start and shared by each API surface
+ * (GraphQL today, MCP tools next), so both answer with the same graph, policy and bus.
+ */
+export interface ServiceDeps {
+  driver: Driver;
+  log: Logger;
+  version: string;
+  /** The gate's policy, loaded at start; undefined only where a caller built the deps without one. */
+  policy: LoadedPolicy | undefined;
+  /** The correlator's provider clock tolerance (AITIA_CLOCK_SKEW_SECONDS); default 5 s. */
+  clockSkewSeconds?: number;
+  /** The process's transition bus: the pipeline publishes, `transitionObserved` subscribes. */
+  bus: TransitionBus;
+}
+
+/** What the observation pipeline needs from the service's deps: the policy's mode, the clock tolerance, the bus. */
+export function pipelineDeps(deps: ServiceDeps): CorrelationDeps {
+  return {
+    driver: deps.driver,
+    suppression: deps.policy?.policy.attribution.suppression ?? 'shadow',
+    correlator: deps.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: deps.clockSkewSeconds },
+    publish: (t) => deps.bus.publish(t),
+  };
+}

@@ -1,0 +1,99 @@
+import type { Kind, Lifecycle, ResourceRecord } from '../model/index.js';
+import {
+  type ActionRequest,
+  classifyAction as classify,
+  type Decision,
+  isBlocked,
+  type LoadedPolicy,
+  type PolicyView,
+  resolveEntityType,
+  viewPolicy,
+} from '../policy/index.js';
+import { audited } from './audit.js';
+import type { ServiceDeps } from './deps.js';
+import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
+import { assertCan, type Principal } from './permissions.js';
+
+/** The policy in force; deps built without one cannot answer gate questions at all. */
+function policyOf(deps: ServiceDeps): LoadedPolicy {
+  // Unexpected (serve always loads one): masked as an internal error and logged with this cause.
+  if (!deps.policy) throw new Error('no policy loaded: the service was started without the gate policy');
+  return deps.policy;
+}
+
+/** The policy in force, with its digest. */
+export function policy(deps: ServiceDeps, principal: Principal): PolicyView {
+  assertCan(principal, 'policy:read');
+  return viewPolicy(policyOf(deps));
+}
+
+/** The target as the gate saw it. */
+export interface ClassifiedTarget {
+  id: string;
+  slug: string;
+  name: string;
+  kind: Kind | null;
+  entityType: string | null;
+  lifecycle: Lifecycle;
+  inGraph: boolean;
+  notes: string[];
+  resource: ResourceRecord | null;
+}
+
+/** The gate's answer to one question. */
+export type Classification = Decision & { blocked: boolean; target: ClassifiedTarget };
+
+/** One audit line an auditor can read without the response: what was asked and what the gate said. */
+function describeDecision(action: string, command: string | null, d: Decision): string {
+  const rule = d.matchedRule === null ? 'no rule' : `approval_rules.${d.matchedRule.index}`;
+  const asked =
+    command === null
+      ? action
+      : `${action} ${JSON.stringify(command.length > 500 ? `${command.slice(0, 500)}…` : command)}`;
+  const blocked = isBlocked(d) ? '; blocked by preflight' : '';
+  return `${asked}: ${d.riskClass} / ${d.autonomy} / approval ${d.approval} (${rule})${blocked}; policy ${d.policyDigest}`;
+}
+
+/**
+ * Asks the gate whether an action may run on its own. Every question, answered or refused, is in
+ * the audit log before the answer is returned (targets by resolved id, the decision as its detail):
+ * a classification precedes an action, so an unrecorded one is never handed out.
+ */
+export function classifyAction(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: ClassifyActionArgs,
+): Promise<Classification> {
+  // Known only inside the run; the audit line reads them afterwards, refused questions too.
+  let resolvedId: string | null = null;
+  let request: Omit<ActionRequest, 'target'> | null = null;
+  const targetIds = () => [...new Set([resolvedId ?? input.target, ...(input.targets ?? [])])];
+  const run = async (): Promise<Classification> => {
+    assertCan(principal, 'policy:classify');
+    const { policy: rules, digest } = policyOf(deps);
+    request = parseClassifyInput(input);
+    const target = await resolveGateTarget(deps, input.target, 'input.target');
+    resolvedId = target.facts.id;
+    const decision = classify(rules, digest, { ...request, target: target.facts });
+    const { facts } = target;
+    const typed = resolveEntityType(facts);
+    return {
+      ...decision,
+      blocked: isBlocked(decision),
+      target: {
+        id: facts.id,
+        slug: facts.slug,
+        name: facts.name,
+        kind: facts.kind,
+        entityType: typed.ok ? typed.type : null,
+        lifecycle: facts.lifecycle,
+        inGraph: target.resource !== null,
+        notes: target.notes,
+        resource: target.resource,
+      },
+    };
+  };
+  return audited(deps, principal, 'classifyAction', targetIds, run, (d) =>
+    describeDecision(request?.action ?? input.action, request?.command ?? null, d),
+  );
+}

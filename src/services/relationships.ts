@@ -1,0 +1,164 @@
+import * as edges from '../graph/edges.js';
+import type { Direction } from '../graph/edges.js';
+import { IMPACT_TYPES, type Reached, traverse } from '../graph/traversal.js';
+import { AitiaError, badInput, type EdgeRecord, type RelationshipType, type ResourceRecord } from '../model/index.js';
+import { checkNewInboundEdge } from '../policy/index.js';
+import { audited } from './audit.js';
+import type { ServiceDeps } from './deps.js';
+import { assertCan, type Principal } from './permissions.js';
+import { resolveInputRef, resolveRef, resourcesByIds } from './resources.js';
+
+export type { Direction };
+
+/** Which edges of a resource to read. */
+export interface RelationsOptions {
+  types: RelationshipType[] | null;
+  direction: Direction;
+  includeStale: boolean;
+}
+
+/** Edges of many resources with the same options, in one query, for the per-request DataLoader. */
+export function relationsOfMany(
+  deps: ServiceDeps,
+  ids: readonly string[],
+  options: RelationsOptions,
+): Promise<Map<string, EdgeRecord[]>> {
+  return edges.relationsOfMany(deps.driver, ids, options);
+}
+
+/** Edges touching a resource (id or slug); stale observed edges only with `includeStale`. */
+export async function relations(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: { id: string } & Partial<RelationsOptions>,
+): Promise<EdgeRecord[]> {
+  assertCan(principal, 'resource:read');
+  const r = await resolveRef(deps, input.id, 'id');
+  return edges.relationsOf(deps.driver, r.id, {
+    types: input.types ?? null,
+    direction: input.direction ?? 'BOTH',
+    includeStale: input.includeStale ?? false,
+  });
+}
+
+/** A blast-radius walk: where it started, how deep, and what it reached (with one path each). */
+export interface Traversal {
+  root: ResourceRecord;
+  maxDepth: number;
+  count: number;
+  reached: Reached[];
+}
+
+async function walk(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: { id: string; maxDepth?: number | null },
+  direction: 'dependents' | 'dependencies',
+): Promise<Traversal> {
+  assertCan(principal, 'resource:read');
+  const maxDepth = input.maxDepth ?? 3;
+  const root = await resolveRef(deps, input.id, 'id');
+  const reached = await traverse(deps.driver, root.id, direction, maxDepth);
+  return { root, maxDepth, count: reached.length, reached };
+}
+
+/** Everything hit if the resource fails: what runs on, is stored on, depends on or belongs to it. */
+export function dependents(deps: ServiceDeps, principal: Principal, input: { id: string; maxDepth?: number | null }) {
+  return walk(deps, principal, input, 'dependents');
+}
+
+/** Everything the resource needs. */
+export function dependencies(deps: ServiceDeps, principal: Principal, input: { id: string; maxDepth?: number | null }) {
+  return walk(deps, principal, input, 'dependencies');
+}
+
+/** A resource and the same real thing as other providers see it (MANIFESTS_AS, either direction). */
+export interface Identity {
+  resource: ResourceRecord;
+  links: Array<{ relationship: EdgeRecord; resource: ResourceRecord }>;
+}
+
+export async function identity(deps: ServiceDeps, principal: Principal, input: { id: string }): Promise<Identity> {
+  assertCan(principal, 'resource:read');
+  const resource = await resolveRef(deps, input.id, 'id');
+  const found = await edges.relationsOf(deps.driver, resource.id, { types: ['MANIFESTS_AS'], direction: 'BOTH' });
+  const otherEnd = (e: EdgeRecord) => (e.fromId === resource.id ? e.toId : e.fromId);
+  const others = new Map((await resourcesByIds(deps, found.map(otherEnd))).map((r) => [r.id, r]));
+  const links = found.flatMap((relationship) => {
+    const other = others.get(otherEnd(relationship));
+    return other ? [{ relationship, resource: other }] : [];
+  });
+  return { resource, links };
+}
+
+/** Re-labels a repository's field-level refusal with the input path (type → input.type). */
+async function inInput<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT' && err.field && !err.field.startsWith('input.')) {
+      throw badInput(`input.${err.field}`, err.message.slice(err.field.length + 2), err.details);
+    }
+    throw err;
+  }
+}
+
+/** An edge a principal declares between two resources named by id or slug. */
+export interface DeclaredEdge {
+  source: string;
+  target: string;
+  type: RelationshipType;
+  evidence?: string | null;
+}
+
+/**
+ * Declares an edge (audited). No edge from a resource to itself, and nothing new may come to depend
+ * on a deprecated or destroyed resource; the graph refuses kind pairs the type does not allow.
+ * Idempotent per principal: a repeat returns `created: false`.
+ */
+export function createRelationship(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: DeclaredEdge,
+): Promise<{ relationship: EdgeRecord; created: boolean }> {
+  return audited(deps, principal, 'createRelationship', [input.source, input.target], async () => {
+    assertCan(principal, 'relationship:declare');
+    const source = await resolveInputRef(deps, input.source, 'input.source');
+    const target = await resolveInputRef(deps, input.target, 'input.target');
+    if (source.id === target.id)
+      throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
+    const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type)
+      ? checkNewInboundEdge(target)
+      : { ok: true as const };
+    if (!inbound.ok) throw badInput('input.target', inbound.reason);
+    return inInput(() =>
+      edges.createRelationship(deps.driver, {
+        type: input.type,
+        fromId: source.id,
+        toId: target.id,
+        provenance: 'declared',
+        source: principal.name,
+        evidence: input.evidence ?? null,
+      }),
+    );
+  });
+}
+
+/** Removes declared or inferred edges (operators; audited); observed edges belong to their provider. */
+export function removeRelationship(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: { source: string; target: string; type: RelationshipType; assertedBy?: string | null },
+): Promise<{ removed: number }> {
+  return audited(deps, principal, 'removeRelationship', [input.source, input.target], async () => {
+    assertCan(principal, 'relationship:remove');
+    const source = await resolveInputRef(deps, input.source, 'input.source');
+    const target = await resolveInputRef(deps, input.target, 'input.target');
+    return edges.removeRelationship(deps.driver, {
+      type: input.type,
+      fromId: source.id,
+      toId: target.id,
+      source: input.assertedBy ?? null,
+    });
+  });
+}
