@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { ConfigError } from './model/errors.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -108,10 +109,7 @@ export interface Config {
   token: string | undefined;
 }
 
-/** Thrown when the environment is malformed; the message names every bad variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Parses the environment once. Unknown AITIA_* names fail too: a typo must not silently default. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

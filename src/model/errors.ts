@@ -42,3 +42,11 @@ export function describeZodIssues(
     .map((i) => `${[prefix, ...i.path.map(String)].filter(Boolean).join('.') || '(input)'}: ${i.message}`)
     .join('; ');
 }
+
+/**
+ * The service cannot start as configured (a malformed variable, an invalid policy file): the
+ * message names what to fix, and the CLI prints it as it is, without a stack.
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../model/index.js';
 import { DEFAULT_POLICY_PATH, loadPolicyFile, type PolicyError } from './load.js';
 import type { Policy } from './policy-document.js';
 

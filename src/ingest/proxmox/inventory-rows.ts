@@ -1,6 +1,14 @@
 import { mapProxmoxNode, mapProxmoxStorage, resourceId, type Attributes, type EdgeInput } from '../../model/index.js';
 import type { RawRow } from '../row-validation.js';
-import type { ProxmoxInventoryInput } from './inventory-transform.js';
+import type { ParsedClusterResources, ParsedClusterStatus } from './inventory-parse.js';
+
+/** What the cluster, host and storage rows are built from: the two cluster-wide listings. */
+export interface ClusterListing {
+  /** The configured API base; recorded on the cluster resource to find it when the API is down. */
+  apiUrl: string;
+  status: ParsedClusterStatus;
+  resources: ParsedClusterResources;
+}
 
 function attributes(entries: Record<string, Attributes[string] | undefined | null>): {
   attrs: Attributes;
@@ -16,7 +24,7 @@ function attributes(entries: Record<string, Attributes[string] | undefined | nul
 }
 
 /** The cluster resource: online when quorate with every node online, degraded otherwise. */
-export function clusterRow(input: ProxmoxInventoryInput, online: Set<string>): RawRow {
+export function clusterRow(input: ClusterListing, online: Set<string>): RawRow {
   const s = input.status;
   const total = Math.max(s.nodes.length, input.resources.nodes.length);
   const up = online.size;
@@ -48,7 +56,7 @@ export function clusterRow(input: ProxmoxInventoryInput, online: Set<string>): R
 }
 
 /** One host per node, named in either listing; MEMBER_OF its cluster. */
-export function hostRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope: string): RawRow[] {
+export function hostRows(input: ClusterListing, edges: EdgeInput[], scope: string): RawRow[] {
   const cluster = input.status.name;
   const clusterId = resourceId('proxmox', cluster, 'cluster');
   const names = [
@@ -87,7 +95,7 @@ export function hostRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope
 }
 
 /** One storage per (node, storage) as /cluster/resources lists it; MEMBER_OF the cluster. */
-export function storageRows(input: ProxmoxInventoryInput, edges: EdgeInput[], scope: string): RawRow[] {
+export function storageRows(input: ClusterListing, edges: EdgeInput[], scope: string): RawRow[] {
   const cluster = input.status.name;
   const clusterId = resourceId('proxmox', cluster, 'cluster');
   return input.resources.storages.map((s) => {

@@ -12,7 +12,7 @@ import { parseGuestVolumes, parseMacAddresses, parseSmbiosSerial, parseSmbiosUui
 import { guestKey, onlineNodes, type ParsedClusterResources, type ParsedClusterStatus } from './inventory-parse.js';
 import { GuestConfigSchema, GuestStatusSchema, type GuestEntry } from './api-shapes.js';
 import { validRows, type RawRow, type ResourceRow } from '../row-validation.js';
-import { clusterRow, hostRows, storageRows } from './inventory-rows.js';
+import { clusterRow, hostRows, storageRows, type ClusterListing } from './inventory-rows.js';
 
 export type { ResourceRow } from '../row-validation.js';
 
@@ -26,11 +26,7 @@ export interface GuestDetail {
 }
 
 /** Everything the transform needs, already fetched and parsed. */
-export interface ProxmoxInventoryInput {
-  /** The configured API base; recorded on the cluster resource to find it when the API is down. */
-  apiUrl: string;
-  status: ParsedClusterStatus;
-  resources: ParsedClusterResources;
+export interface ProxmoxInventoryInput extends ClusterListing {
   /** Keyed by {@link guestKey}. */
   details: ReadonlyMap<string, GuestDetail>;
 }
