@@ -9,7 +9,7 @@ import {
 import type { SkippedItem } from '../report.js';
 import { guestAgentState, type AgentPingAnswer } from './guest-agent.js';
 import { parseGuestVolumes, parseMacAddresses, parseSmbiosSerial, parseSmbiosUuid } from './guest-config.js';
-import { guestKey, onlineNodes, type ParsedClusterResources, type ParsedClusterStatus } from './inventory-parse.js';
+import { guestKey, onlineNodes } from './inventory-parse.js';
 import { GuestConfigSchema, GuestStatusSchema, type GuestEntry } from './api-shapes.js';
 import { validRows, type RawRow, type ResourceRow } from '../row-validation.js';
 import { clusterRow, hostRows, storageRows, type ClusterListing } from './inventory-rows.js';
