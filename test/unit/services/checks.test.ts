@@ -1,48 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckRecord } from '../../../src/model/index.js';
-import { createCheck, httpSpecOf, recentResults, tcpSpecOf } from '../../../src/services/checks.js';
-import { agent, fakeDeps, operator } from './fake-deps.js';
-
-const resources = [
-  { id: 'proxmox:lab/qemu/101', kind: 'vm', provider: 'proxmox', name: 'web' },
-  { id: 'proxmox:lab/lxc/200', kind: 'lxc', provider: 'proxmox', name: 'ct' },
-  { id: 'vcenter:vc1/vm/vm-9', kind: 'vm', provider: 'vcenter', name: 'app' },
-];
-
-describe('createCheck', () => {
-  it.each([
-    ['vcenter:vc1/vm/vm-9', 'a vcenter vm'],
-    ['lxc:ct', 'a proxmox lxc'],
-  ])('refuses a proxmox_agent check on %s, naming input.kind', async (resourceId, what) => {
-    const { deps, audit } = fakeDeps(resources);
-    await expect(createCheck(deps, operator, { resourceId, kind: 'proxmox_agent' })).rejects.toMatchObject({
-      code: 'BAD_USER_INPUT',
-      field: 'input.kind',
-      message: expect.stringContaining(`is ${what}`),
-    });
-    expect(audit[0]).toMatchObject({ operation: 'createCheck', targetIds: [resourceId], outcome: 'refused' });
-  });
-
-  it('validates the spec before it reads the resource', async () => {
-    const { deps } = fakeDeps([]);
-    await expect(createCheck(deps, operator, { resourceId: 'vm:nope', kind: 'http' })).rejects.toMatchObject({
-      field: 'input.http',
-    });
-    await expect(createCheck(deps, operator, { resourceId: 'vm:nope', kind: 'provider_state' })).rejects.toMatchObject({
-      code: 'BAD_USER_INPUT',
-      field: 'input.resourceId',
-      message: 'input.resourceId: no resource vm:nope',
-    });
-  });
-
-  it('is for operators only', async () => {
-    const { deps } = fakeDeps(resources);
-    await expect(createCheck(deps, agent, { resourceId: 'vm:web', kind: 'provider_state' })).rejects.toMatchObject({
-      code: 'FORBIDDEN',
-      details: { permission: 'check:manage' },
-    });
-  });
-});
+import { httpSpecOf, recentResults, tcpSpecOf } from '../../../src/services/checks.js';
 
 const check = (over: Partial<CheckRecord>): CheckRecord => ({
   id: 'c',
