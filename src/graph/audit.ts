@@ -64,7 +64,8 @@ export async function listAudit(
     { routing: 'READ' },
   );
   return keyset.cut(
-    records.map((r) => toPlain(r.get('a')) as AuditEntry),
+    // Neo4j stores no null property: an entry without detail comes back without the key.
+    records.map((r) => ({ detail: null, ...(toPlain(r.get('a')) as AuditEntry) })),
     (e) => e,
   );
 }
