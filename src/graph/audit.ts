@@ -65,7 +65,10 @@ export async function listAudit(
   );
   return keyset.cut(
     // Neo4j stores no null property: an entry without detail comes back without the key.
-    records.map((r) => ({ detail: null, ...(toPlain(r.get('a')) as AuditEntry) })),
+    records.map((r) => {
+      const e = toPlain(r.get('a')) as AuditEntry;
+      return { ...e, detail: e.detail ?? null };
+    }),
     (e) => e,
   );
 }

@@ -270,6 +270,26 @@ export async function transitionHistoryAt(
   return { lastAtOrBefore, first };
 }
 
+/** The latest stored transition of each resource (on transition_resource_time), keyed by resource id. */
+export async function latestTransitions(
+  driver: Driver,
+  resourceIds: readonly string[],
+): Promise<Map<string, TransitionRecord>> {
+  if (resourceIds.length === 0) return new Map();
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS rid
+     CALL (rid) {
+       MATCH (t:Transition) WHERE t.resourceId = rid AND t.observedAt IS NOT NULL
+       RETURN t ORDER BY t.observedAt DESC LIMIT 1
+     }
+     RETURN properties(t) AS t`,
+    { ids: [...new Set(resourceIds)] },
+    { routing: 'READ' },
+  );
+  const found = records.map((r) => transitionFromProperties(r.get('t')));
+  return new Map(found.map((t) => [t.resourceId, t]));
+}
+
 /** One observed change the correlator needs context for, with its candidate window. */
 export interface CorrelationQuery {
   /** The transition's natural key (transitionId), to tell a retried observation. */

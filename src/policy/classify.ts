@@ -6,7 +6,8 @@ import { describeRule, findRule, type MatchedRule } from './match-rule.js';
 import { runPreflight, type PreflightResult } from './preflight.js';
 import { isRiskier, stricterApproval, type Approval, type AutonomyLevel, type RiskClass } from './risk.js';
 import type { Policy } from './policy-document.js';
-import { resolveEntityType, type TargetFacts } from './target-facts.js';
+import { respectIntent } from './intent.js';
+import { resolveEntityType, type LastChangeFact, type TargetFacts } from './target-facts.js';
 
 /** What an agent asks the gate about: one action on one target (of possibly several). */
 export interface ActionRequest {
@@ -19,6 +20,17 @@ export interface ActionRequest {
   targets?: readonly string[];
   /** The risk the caller claims. It can raise the class, never lower it. */
   declaredRiskClass?: RiskClass | null;
+  /** When the question is asked (ISO-8601): how recent the target's last change is. Default: not checked. */
+  at?: string | null;
+}
+
+/** The facts about the target a decision read, returned and audited with it. */
+export interface DecisionFacts {
+  lifecycle: TargetFacts['lifecycle'];
+  state: string | null;
+  lastChange: LastChangeFact | null;
+  /** The moment the question was asked, for the intent window. */
+  at: string | null;
 }
 
 /** The gate's answer, with every reason an agent or auditor needs to read why. */
@@ -30,6 +42,7 @@ export interface Decision {
   reasons: string[];
   preflight: PreflightResult[];
   policyDigest: string;
+  facts: DecisionFacts;
 }
 
 // What the gate assumes for an action no rule covers: an operator must look at it.
@@ -42,6 +55,12 @@ const UNKNOWN_ACTION_RISK: RiskClass = 'config_mutation';
  */
 export function classifyAction(policy: Policy, digest: string, input: ActionRequest): Decision {
   const { target } = input;
+  const facts: DecisionFacts = {
+    lifecycle: target.lifecycle,
+    state: target.state ?? null,
+    lastChange: target.lastChange ?? null,
+    at: input.at ?? null,
+  };
   const action = canonicalAction(input.action);
   const forbidden = matchForbiddenAction(input.action, policy.forbidden_actions);
   if (forbidden !== null) {
@@ -54,6 +73,7 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
       reasons: [reason],
       preflight: [],
       policyDigest: digest,
+      facts,
     };
   }
   const reasons: string[] = [];
@@ -93,6 +113,12 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   }
   const outcome = applyAutonomySettings(policy, target, entityType, ruleRisk, ruleAutonomy, riskClass);
   reasons.push(...outcome.reasons);
+  // Respecting intent comes last and only tightens: auto → escalate; escalate and never stay.
+  const intent = input.at ? respectIntent(policy, target, action, input.at) : null;
+  if (intent !== null) {
+    reasons.push(outcome.autonomy === 'auto' ? `${intent} (auto → escalate)` : intent);
+    if (outcome.autonomy === 'auto') outcome.autonomy = 'escalate';
+  }
   const preflight = runPreflight(target, action, entityType);
   for (const p of preflight)
     reasons.push(`preflight ${p.check}: ${p.ok ? 'ok' : p.blocking ? 'failed, blocking' : 'failed'} — ${p.message}`);
@@ -104,6 +130,7 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
     reasons,
     preflight,
     policyDigest: digest,
+    facts,
   };
 }
 

@@ -6,6 +6,7 @@ export * from './command-classifier.js';
 export * from './elevation.js';
 export * from './entity-types.js';
 export * from './forbidden.js';
+export * from './intent.js';
 export * from './lifecycle.js';
 export * from './lifecycle-change.js';
 export * from './load.js';

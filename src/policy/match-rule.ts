@@ -11,6 +11,8 @@ export interface MatchedRule {
   entityType: string;
   action: string;
   scopeEntity: string | null;
+  /** The target state the rule is narrowed to, if any. */
+  whenState: string | null;
   riskClass: RiskClass;
   autonomyLevel: AutonomyLevel;
   /** Why this rule won: it names the target, the target's own type, or an ancestor type. */
@@ -24,6 +26,7 @@ export function ruleSummary(rule: Policy['approval_rules'][number], index: numbe
     entityType: rule.entity_type,
     action: rule.action,
     scopeEntity: rule.scope_entity ?? null,
+    whenState: rule.when?.state ?? null,
     riskClass: rule.risk_class,
     autonomyLevel: rule.autonomy_level,
   };
@@ -34,8 +37,10 @@ export type RuleLookup = { found: true; rule: MatchedRule } | { found: false; se
 
 /**
  * The most specific rule for `action` on `target`: a rule scoped to this very entity beats one on
- * its concrete type, which beats one on the nearest ancestor. Ties (only possible between a rule
- * scoped by slug and one scoped by id) go to the nearer type, then to the earlier rule.
+ * its concrete type, which beats one on the nearest ancestor; at each of those, a rule narrowed to
+ * the target's current state (`when: {state}`) beats one that is not (a rule for another state
+ * does not apply). Ties (only possible between a rule scoped by slug and one scoped by id) go to
+ * the nearer type, then to the earlier rule.
  */
 export function findRule(policy: Policy, target: TargetFacts, entityType: EntityType, action: string): RuleLookup {
   const wanted = canonicalAction(action);
@@ -45,10 +50,12 @@ export function findRule(policy: Policy, target: TargetFacts, entityType: Entity
     if (rule.action !== wanted) return;
     const distance = lineage.indexOf(rule.entity_type);
     if (distance < 0) return;
-    let rank = distance;
+    if (rule.when !== undefined && rule.when.state !== target.state) return;
+    // Halves keep every level's order: a state-narrowed rule wins only within its own level.
+    let rank = distance - (rule.when !== undefined ? 0.5 : 0);
     if (rule.scope_entity !== undefined) {
       if (rule.scope_entity !== target.slug && rule.scope_entity !== target.id) return;
-      rank = distance - lineage.length; // every scoped match outranks every unscoped one
+      rank -= lineage.length; // every scoped match outranks every unscoped one
     }
     if (best === null || rank < best.rank || (rank === best.rank && index < best.index)) best = { rank, index };
   });
@@ -67,6 +74,8 @@ export function findRule(policy: Policy, target: TargetFacts, entityType: Entity
 
 /** A one-line description of a rule for a decision's reasons. */
 export function describeRule(rule: MatchedRule): string {
-  const scope = rule.scopeEntity === null ? '' : ` scoped to ${rule.scopeEntity}`;
+  const scope =
+    (rule.scopeEntity === null ? '' : ` scoped to ${rule.scopeEntity}`) +
+    (rule.whenState === null ? '' : ` when ${rule.whenState}`);
   return `matched approval_rules.${rule.index} (${rule.entityType} ${rule.action}${scope}, by ${rule.matchedBy}): ${rule.riskClass} / ${rule.autonomyLevel}`;
 }

@@ -36,6 +36,8 @@ export const ApprovalRuleSchema = z.strictObject({
   entity_type: EntityTypeSchema,
   action: ActionNameSchema,
   scope_entity: EntityRefSchema.optional(),
+  /** Narrows the rule to targets in this state: starting a stopped VM is not power-cycling a running one. */
+  when: z.strictObject({ state: z.string().regex(/^[a-z_]+$/, 'must be a state name, e.g. stopped') }).optional(),
   risk_class: RiskClassSchema,
   autonomy_level: AutonomySchema,
   note: z.string().optional(),
@@ -73,8 +75,20 @@ export const PolicySchema = z
       lifecycle_override: z.partialRecord(z.enum(LIFECYCLES), ClassOverridesSchema).default({}),
     }),
     attribution: z
-      .strictObject({ suppression: z.enum(['off', 'shadow', 'on']).default('shadow') })
-      .default({ suppression: 'shadow' }),
+      .strictObject({
+        suppression: z.enum(['off', 'shadow', 'on']).default('shadow'),
+        // A remediation of a target a principal changed this recently escalates (0: never).
+        respect_intent_seconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 86_400)
+          .default(3600),
+        // A condition opened within this long after a change on the resource (or what it runs on)
+        // is linked to that change as its cause.
+        cause_window_seconds: z.number().int().min(1).max(86_400).default(900),
+      })
+      .default({ suppression: 'shadow', respect_intent_seconds: 3600, cause_window_seconds: 900 }),
   })
   .superRefine((policy, ctx) => {
     const destructive = policy.risk_classes.destructive;
@@ -94,13 +108,13 @@ export const PolicySchema = z
     }
     const seen = new Map<string, number>();
     policy.approval_rules.forEach((rule, i) => {
-      const key = `${rule.entity_type}|${rule.action}|${rule.scope_entity ?? ''}`;
+      const key = `${rule.entity_type}|${rule.action}|${rule.scope_entity ?? ''}|${rule.when?.state ?? ''}`;
       const first = seen.get(key);
       if (first !== undefined) {
         ctx.addIssue({
           code: 'custom',
           path: ['approval_rules', i],
-          message: `duplicates approval_rules.${first} (same entity_type, action and scope_entity)`,
+          message: `duplicates approval_rules.${first} (same entity_type, action, scope_entity and when)`,
         });
       } else seen.set(key, i);
       if (rule.risk_class === 'destructive' && rule.autonomy_level === 'auto') {

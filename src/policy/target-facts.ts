@@ -17,6 +17,23 @@ export interface TargetFacts {
   lifecycle: Lifecycle;
   /** Descriptive attributes, e.g. `qemu_guest_agent: "running"`. */
   attributes?: Readonly<Record<string, unknown>>;
+  /** The state the provider last reported (the kind's closed enum), for rules with `when: {state}`. */
+  state?: string | null;
+  /** The target's latest observed change and who made it, for respecting intent. */
+  lastChange?: LastChangeFact | null;
+}
+
+/** The latest transition of a target, as the gate reads it: who changed it, how sure, and when. */
+export interface LastChangeFact {
+  transitionId: string;
+  from: string;
+  to: string;
+  observedAt: string;
+  confidence: 'high' | 'medium' | 'low' | 'none';
+  actor: string | null;
+  actorKind: 'human' | 'api_token' | 'ha_manager' | 'system' | null;
+  /** The task or event that did it, one line (`qmstop UPID:…, 02:08:29–02:08:30 UTC, ok`), if known. */
+  cause: string | null;
 }
 
 /** The target's entity type, or why it has none the hierarchy knows (which fails closed). */

@@ -74,6 +74,7 @@ export interface ResourceFactsSource {
   slug: string;
   lifecycle: Lifecycle;
   attributes: Readonly<Record<string, unknown>>;
+  state?: string;
 }
 
 /** The descriptive attribute that names a finer entity type for a resource (a service that is a docker-container). */
@@ -107,6 +108,7 @@ export function resourceTargetFacts(resource: ResourceFactsSource): { facts: Tar
     entityType,
     lifecycle: resource.lifecycle,
     attributes: resource.attributes,
+    state: resource.state,
   };
   return { facts, notes };
 }

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
 import type { TransitionBus } from '../pipeline/bus.js';
@@ -18,6 +19,13 @@ export interface ServiceDeps {
   clockSkewSeconds?: number;
   /** The process's transition bus: the pipeline publishes, `transitionObserved` subscribes. */
   bus: TransitionBus;
+  /** The clock (ISO-8601 UTC); default the system's. Decisions record the time they read. */
+  now?: () => string;
+}
+
+/** The deps' clock, or the system's. */
+export function nowOf(deps: Pick<ServiceDeps, 'now'>): string {
+  return deps.now?.() ?? DateTime.utc().toISO();
 }
 
 /** What the observation pipeline needs from the service's deps: the policy's mode, the clock tolerance, the bus. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { badInput, type ResourceRecord } from '../model/index.js';
+import { latestTransitions } from '../graph/transitions.js';
+import { badInput, type ResourceRecord, type TransitionRecord } from '../model/index.js';
 import {
   type ActionRequest,
+  type LastChangeFact,
   entityTargetFacts,
   parseTargetRef,
   resourceTargetFacts,
@@ -91,5 +93,22 @@ export async function resolveGateTarget(deps: ServiceDeps, ref: string, field: s
     return { facts: entityTargetFacts(parsed.ref.entityType, parsed.ref.name), notes: [], resource: null };
   }
   const resource = await resolveInputRef(deps, parsed.ref.form === 'id' ? parsed.ref.id : parsed.ref.slug, field);
-  return { ...resourceTargetFacts(resource), resource };
+  const latest = (await latestTransitions(deps.driver, [resource.id])).get(resource.id) ?? null;
+  const { facts, notes } = resourceTargetFacts(resource);
+  return { facts: { ...facts, lastChange: latest ? lastChangeFact(latest) : null }, notes, resource };
+}
+
+/** The gate's view of a stored transition: who changed the target, how sure, and what did it. */
+export function lastChangeFact(t: TransitionRecord): LastChangeFact {
+  const cause = t.attribution.events.find((e) => e.role === 'cause') ?? null;
+  return {
+    transitionId: t.id,
+    from: t.from,
+    to: t.to,
+    observedAt: t.observedAt,
+    confidence: t.attribution.confidence,
+    actor: t.attribution.actor,
+    actorKind: t.attribution.actorKind,
+    cause: cause ? `task ${cause.rawType} ${cause.id}` : null,
+  };
 }

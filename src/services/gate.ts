@@ -10,7 +10,7 @@ import {
   viewPolicy,
 } from '../policy/index.js';
 import { audited } from './audit.js';
-import type { ServiceDeps } from './deps.js';
+import { nowOf, type ServiceDeps } from './deps.js';
 import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
 
@@ -51,7 +51,11 @@ function describeDecision(action: string, command: string | null, d: Decision): 
       ? action
       : `${action} ${JSON.stringify(command.length > 500 ? `${command.slice(0, 500)}…` : command)}`;
   const blocked = isBlocked(d) ? '; blocked by preflight' : '';
-  return `${asked}: ${d.riskClass} / ${d.autonomy} / approval ${d.approval} (${rule})${blocked}; policy ${d.policyDigest}`;
+  const c = d.facts.lastChange;
+  const read =
+    `state ${d.facts.state ?? 'n/a'}, ${d.facts.lifecycle}` +
+    (c ? `, last change ${c.from}→${c.to} at ${c.observedAt} by ${c.actor ?? 'unknown'} (${c.confidence})` : '');
+  return `${asked}: ${d.riskClass} / ${d.autonomy} / approval ${d.approval} (${rule})${blocked}; facts: ${read}; policy ${d.policyDigest}`;
 }
 
 /**
@@ -74,7 +78,7 @@ export function classifyAction(
     request = parseClassifyInput(input);
     const target = await resolveGateTarget(deps, input.target, 'input.target');
     resolvedId = target.facts.id;
-    const decision = classify(rules, digest, { ...request, target: target.facts });
+    const decision = classify(rules, digest, { ...request, target: target.facts, at: nowOf(deps) });
     const { facts } = target;
     const typed = resolveEntityType(facts);
     return {

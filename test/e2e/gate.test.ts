@@ -394,7 +394,7 @@ describe('every classification is in the audit log', () => {
       role: 'agent',
       outcome: 'ok',
       targetIds: [ids.host],
-      detail: `run "apt-get install -y nfs-kernel-server": config_mutation / escalate / approval operator (approval_rules.14); policy ${shipped.digest}`,
+      detail: `run "apt-get install -y nfs-kernel-server": config_mutation / escalate / approval operator (approval_rules.14); facts: state online, active; policy ${shipped.digest}`,
     });
     const [refused] = await read(`vm:missing-${scope}`);
     expect(refused).toMatchObject({

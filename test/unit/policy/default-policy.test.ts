@@ -4,7 +4,8 @@ import { DEFAULT, target, TRUSTING } from './helpers.js';
 
 // Every rule of config/policy.yaml: target, action → risk class, the rule's autonomy, and the
 // autonomy once the global switch allows reversible_low (read_only and reversible_low may be auto).
-const RULES: Array<[string, string | undefined, string, RiskClass, AutonomyLevel, AutonomyLevel]> = [
+// A seventh element names the target's state, for rules narrowed with `when: {state}`.
+const RULES: Array<[string, string | undefined, string, RiskClass, AutonomyLevel, AutonomyLevel, string?]> = [
   ['service:web', undefined, 'restart', 'reversible_low', 'auto', 'auto'],
   ['service:stack', 'compose-stack', 'restart', 'reversible_low', 'auto', 'auto'],
   ['service:app', 'docker-container', 'restart', 'reversible_low', 'auto', 'auto'],
@@ -36,31 +37,55 @@ const RULES: Array<[string, string | undefined, string, RiskClass, AutonomyLevel
   ['storage:tank', undefined, 'backup-stale', 'read_only', 'auto', 'auto'],
   ['service:web', undefined, 'backup-missing', 'read_only', 'auto', 'auto'],
   ['host:pve1', undefined, 'run', 'read_only', 'auto', 'auto'],
+  ['vm:web-01', undefined, 'start', 'reversible_low', 'auto', 'auto', 'stopped'],
+  ['lxc:ct1', undefined, 'start', 'reversible_low', 'auto', 'auto', 'stopped'],
+  ['vm:web-01', undefined, 'reset', 'config_mutation', 'escalate', 'escalate', 'running'],
 ];
 
 describe('config/policy.yaml rules', () => {
-  it.each(RULES)('%s (%s) %s → %s, rule %s, trusted %s', (slug, entityType, action, risk, ruleAutonomy, trusted) => {
-    const request = {
-      target: target(slug, { entityType: entityType ?? null }),
-      action,
-      ...(action === 'run' ? { command: 'uptime' } : {}),
-    };
-    const byDefault = classifyAction(DEFAULT.policy, DEFAULT.digest, request);
-    expect(byDefault.riskClass).toBe(risk);
-    expect(byDefault.matchedRule?.autonomyLevel).toBe(ruleAutonomy);
-    // global.auto_act is off by default: trust is earned, nothing is auto.
-    expect(byDefault.autonomy).toBe(ruleAutonomy === 'never' ? 'never' : 'escalate');
-    expect(classifyAction(TRUSTING.policy, TRUSTING.digest, request).autonomy).toBe(trusted);
-  });
+  it.each(RULES)(
+    '%s (%s) %s → %s, rule %s, trusted %s',
+    (slug, entityType, action, risk, ruleAutonomy, trusted, state) => {
+      const request = {
+        target: target(slug, { entityType: entityType ?? null, state: state ?? null }),
+        action,
+        ...(action === 'run' ? { command: 'uptime' } : {}),
+      };
+      const byDefault = classifyAction(DEFAULT.policy, DEFAULT.digest, request);
+      expect(byDefault.riskClass).toBe(risk);
+      expect(byDefault.matchedRule?.autonomyLevel).toBe(ruleAutonomy);
+      // global.auto_act is off by default: trust is earned, nothing is auto.
+      expect(byDefault.autonomy).toBe(ruleAutonomy === 'never' ? 'never' : 'escalate');
+      expect(classifyAction(TRUSTING.policy, TRUSTING.digest, request).autonomy).toBe(trusted);
+    },
+  );
 
   it('covers every rule the file holds', () => {
     const matched = new Set(
-      RULES.map(([slug, entityType, action]) => {
-        const request = { target: target(slug, { entityType: entityType ?? null }), action, command: 'uptime' };
+      RULES.map(([slug, entityType, action, , , , state]) => {
+        const request = {
+          target: target(slug, { entityType: entityType ?? null, state: state ?? null }),
+          action,
+          command: 'uptime',
+        };
         return classifyAction(DEFAULT.policy, DEFAULT.digest, request).matchedRule?.index;
       }),
     );
     expect([...matched].sort((a, b) => (a ?? -1) - (b ?? -1))).toEqual(DEFAULT.policy.approval_rules.map((_, i) => i));
+  });
+
+  it('narrows power rules by state: starting a stopped VM is cheap, a running one has no start rule', () => {
+    const stopped = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      target: target('vm:web-01', { state: 'stopped' }),
+      action: 'start',
+    });
+    expect(stopped).toMatchObject({ riskClass: 'reversible_low', autonomy: 'auto' });
+    expect(stopped.reasons[0]).toMatch(/^matched approval_rules\.\d+ \(vm start when stopped, by type\)/);
+    const running = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      target: target('vm:web-01', { state: 'running' }),
+      action: 'start',
+    });
+    expect(running).toMatchObject({ matchedRule: null, autonomy: 'escalate' });
   });
 
   it('ships never_auto_act for the reverse proxy, DNS and SSO, off by default, shadow suppression', () => {
