@@ -11,7 +11,7 @@ import { countingDriver } from '../src/graph/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';
-import { createTransitionBus } from '../src/pipeline/bus.js';
+import { createFeedBus } from '../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../src/server/http.js';
 import { addToken, TokenStore } from '../src/server/tokens.js';
 import { benchNeo4j, fmt, percentile, timeEach } from './support.js';
@@ -61,7 +61,7 @@ try {
       log: createLogger('silent'),
       version: 'bench',
       policy: undefined,
-      bus: createTransitionBus(),
+      bus: createFeedBus(),
     },
     new TokenStore(tokensFile),
   );

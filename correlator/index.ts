@@ -27,3 +27,4 @@ export {
   type ExplainInput,
   type Explanation,
 } from './explain.js';
+export { narrateCondition, type ConditionCause } from './condition-narrative.js';

@@ -7,9 +7,9 @@ import {
   narrativeInZone,
   stateAt,
   transition,
-  transitionFeed,
   transitions,
 } from '../src/services/transitions.js';
+import { transitionFeed } from '../src/services/feed.js';
 import { connection } from './connection.js';
 import type { RequestContext } from './context.js';
 
@@ -60,7 +60,7 @@ export const attributionResolvers: Resolvers = {
   },
   Subscription: {
     transitionObserved: {
-      subscribe: (_p, args, ctx) => transitionFeed(ctx.deps, ctx.principal, args),
+      subscribe: (_p, args, ctx) => transitionFeed(ctx.deps, ctx.principal, { ...args, lastEventId: ctx.lastEventId }),
       resolve: (t: TransitionRecord) => t,
     },
   },

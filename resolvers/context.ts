@@ -7,9 +7,15 @@ export interface RequestContext {
   deps: ServiceDeps;
   principal: Principal;
   loaders: Loaders;
+  /** The SSE `Last-Event-ID` a reconnecting client sent, if any: where its subscription resumes. */
+  lastEventId: string | null;
 }
 
 /** A request's context; the loaders are per request, so nothing cached outlives it. */
-export function createRequestContext(deps: ServiceDeps, principal: Principal): RequestContext {
-  return { deps, principal, loaders: createLoaders(deps) };
+export function createRequestContext(
+  deps: ServiceDeps,
+  principal: Principal,
+  lastEventId: string | null = null,
+): RequestContext {
+  return { deps, principal, loaders: createLoaders(deps), lastEventId };
 }

@@ -5,12 +5,13 @@ import {
   groupBy,
   type ResourceRecord,
   type StoredEventRecord,
+  type TransitionRecord,
 } from '../src/model/index.js';
 import type { ServiceDeps } from '../src/services/deps.js';
 import { conditionsOfMany } from '../src/services/health.js';
 import { relationsOfMany, type RelationsOptions } from '../src/services/relationships.js';
 import { resourcesByIds } from '../src/services/resources.js';
-import { eventsByIds } from '../src/services/transitions.js';
+import { eventsByIds, transitionsByIds } from '../src/services/transitions.js';
 
 type RelationsKey = RelationsOptions & { id: string };
 
@@ -33,6 +34,9 @@ async function inOrder<T extends { id: string }>(ids: readonly string[], found: 
 export function createLoaders(deps: ServiceDeps) {
   const resourceById = new DataLoader<string, ResourceRecord | null>((ids) => inOrder(ids, resourcesByIds(deps, ids)));
   const eventById = new DataLoader<string, StoredEventRecord | null>((ids) => inOrder(ids, eventsByIds(deps, ids)));
+  const transitionById = new DataLoader<string, TransitionRecord | null>((ids) =>
+    inOrder(ids, transitionsByIds(deps, ids)),
+  );
 
   const relations = new DataLoader<RelationsKey, EdgeRecord[], string>(
     async (keys) => {
@@ -67,7 +71,7 @@ export function createLoaders(deps: ServiceDeps) {
     { cacheKeyFn: (k) => `${k.id}|${k.status}` },
   );
 
-  return { resourceById, eventById, relations, conditions };
+  return { resourceById, eventById, transitionById, relations, conditions };
 }
 
 function relationsCacheKey(k: RelationsKey): string {

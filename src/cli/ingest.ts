@@ -5,6 +5,7 @@ import { listMissingResources } from '../graph/resources.js';
 import { resolveManifestsAs } from '../ingest/identity/manifests-as.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { IngestReport } from '../ingest/report.js';
+import { conditionPolicyOf } from '../pipeline/conditions.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import { formatObservation, observe } from '../pipeline/observe.js';
 import { proxmoxSource, vcenterDocumentSource } from '../pipeline/sources.js';
@@ -47,6 +48,7 @@ async function pipelineDeps(ctx: CliContext): Promise<Omit<CorrelationDeps, 'dri
   const policy = await loadStartupPolicy(ctx.config.policyFile);
   return {
     suppression: policy.policy.attribution.suppression,
+    conditions: conditionPolicyOf(policy),
     correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
   };
 }

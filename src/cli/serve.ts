@@ -10,8 +10,8 @@ import { loadStartupPolicy } from '../policy/startup.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startObservationPoller } from '../scheduler/poller.js';
 import { proxmoxSource } from '../pipeline/sources.js';
-import type { TransitionRecord } from '../model/index.js';
-import { createTransitionBus } from '../pipeline/bus.js';
+import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
+import { conditionPolicyOf } from '../pipeline/conditions.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { ensureDevTokens, TokenStore } from '../server/tokens.js';
 import { openConfiguredGraph, type CliCommand, type CliContext } from './context.js';
@@ -54,14 +54,15 @@ export const serveCommand: CliCommand = {
     printNewTokens(config, ctx, demo);
     const tokens = new TokenStore(config.tokensFile);
     const graph = await (demo ? openConfiguredGraph(config, log) : ctx.openGraph());
-    // One bus per process: the pipeline publishes, `transitionObserved` subscribers read.
-    const bus = createTransitionBus();
+    // One bus per process, fed from the store (the feed), read by the API's subscriptions.
+    const bus = createFeedBus();
+    const tail = startFeedTail(graph.driver, bus, { onError: (err) => log.warn({ err }, 'feed tail: read failed') });
     // What every observation needs, built once: the graph, the loaded policy's mode, the clock tolerance, the bus.
     const pipeline = {
       driver: graph.driver,
       suppression: policy.policy.attribution.suppression,
+      conditions: conditionPolicyOf(policy),
       correlator: { clockSkewSeconds: config.clockSkewSeconds },
-      publish: (t: TransitionRecord) => bus.publish(t),
     };
     if (demo) await runDemo(pipeline, { print: ctx.print });
     const server = createHttpServer(
@@ -97,6 +98,7 @@ export const serveCommand: CliCommand = {
       concurrency: 8,
       k: 3,
       historySize: 20,
+      conditions: conditionPolicyOf(policy),
     });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
@@ -105,6 +107,7 @@ export const serveCommand: CliCommand = {
     });
     log.info('shutting down');
     await health.stop();
+    await tail.stop();
     await poller?.stop();
     pxClient?.close();
     server.closeAllConnections();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Driver } from 'neo4j-driver';
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 
 /** One mutation as it was asked and answered. */
@@ -19,13 +19,27 @@ export async function writeAudit(
   driver: Driver,
   entry: Omit<AuditEntry, 'id' | 'at'> & { at?: string },
 ): Promise<AuditEntry> {
-  const full: AuditEntry = { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null };
-  await driver.executeQuery(
-    `CREATE (a:AuditEntry {id: $id, at: datetime($at), principal: $principal, role: $role, operation: $operation,
-       targetIds: $targetIds, outcome: $outcome, detail: $detail})`,
-    { ...full },
-  );
+  const full = completeEntry(entry);
+  await driver.executeQuery(CREATE_ENTRY, { rows: [full] });
   return full;
+}
+
+/** An entry to record: everything but its id and (defaulted) time. */
+export type AuditInput = Omit<AuditEntry, 'id' | 'at'> & { at?: string };
+
+/** Records entries inside the caller's transaction, so the audit line and its effect commit together. */
+export async function writeAuditTx(tx: ManagedTransaction, entries: readonly AuditInput[]): Promise<AuditEntry[]> {
+  const full = entries.map(completeEntry);
+  if (full.length > 0) await tx.run(CREATE_ENTRY, { rows: full });
+  return full;
+}
+
+const CREATE_ENTRY = `UNWIND $rows AS e
+  CREATE (a:AuditEntry {id: e.id, at: datetime(e.at), principal: e.principal, role: e.role, operation: e.operation,
+    targetIds: e.targetIds, outcome: e.outcome, detail: e.detail})`;
+
+function completeEntry(entry: AuditInput): AuditEntry {
+  return { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null };
 }
 
 export interface AuditFilter {

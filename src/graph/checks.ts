@@ -10,6 +10,7 @@ import {
   notFound,
 } from '../model/index.js';
 import { createHash } from 'node:crypto';
+import { appendFeedTx } from './feed.js';
 import type { Driver } from 'neo4j-driver';
 import { inBatches, int, toPlain } from './statements.js';
 
@@ -335,15 +336,41 @@ export async function writeHealth(
       throw new Error(`writeHealth rows[${i}].health: not a health value: ${String(r.health)}`);
   }
   let written = 0;
-  await inBatches(rows, options.batchSize ?? 1000, async (batch) => {
-    const { records } = await driver.executeQuery(
-      `UNWIND $rows AS row
-       MATCH (r:Resource {id: row.id})
-       SET r.health = row.health, r.last_check = row.lastCheck, r.lastCheckAt = datetime(row.at)
-       RETURN count(r) AS n`,
-      { rows: batch.map((r) => ({ id: r.resourceId, health: r.health, lastCheck: r.lastCheck, at: r.at })) },
-    );
-    written += Number(records[0]?.get('n') ?? 0);
-  });
+  const session = driver.session();
+  try {
+    await inBatches(rows, options.batchSize ?? 1000, async (batch) => {
+      written += await session.executeWrite(async (tx) => {
+        const res = await tx.run(
+          `UNWIND $rows AS row
+           MATCH (r:Resource {id: row.id})
+           WITH r, row, coalesce(r.health, 'unknown') AS before
+           SET r.health = row.health, r.last_check = row.lastCheck, r.lastCheckAt = datetime(row.at)
+           RETURN r.id AS id, before, row.health AS after, row.at AS at, row.lastCheck AS lastCheck`,
+          { rows: batch.map((r) => ({ id: r.resourceId, health: r.health, lastCheck: r.lastCheck, at: r.at })) },
+        );
+        // A change of health goes on the feed in the same transaction; the same health again does not.
+        const changed = res.records.filter((r) => r.get('before') !== r.get('after'));
+        await appendFeedTx(
+          tx,
+          changed.map((r) => ({
+            topic: 'health' as const,
+            resourceId: r.get('id') as string,
+            change: 'changed',
+            at: r.get('at') as string,
+            payload: {
+              resourceId: r.get('id'),
+              from: r.get('before'),
+              to: r.get('after'),
+              at: r.get('at'),
+              lastCheck: r.get('lastCheck'),
+            },
+          })),
+        );
+        return res.records.length;
+      });
+    });
+  } finally {
+    await session.close();
+  }
   return written;
 }

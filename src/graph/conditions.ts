@@ -12,6 +12,7 @@ import {
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
+import { appendFeedTx } from './feed.js';
 
 function parseJson(v: unknown): unknown {
   if (typeof v !== 'string') return v ?? null;
@@ -34,6 +35,11 @@ export function conditionFromProperties(raw: unknown): ConditionRecord {
     resolvedAt: (p.resolvedAt as string | null) ?? null,
     evidence: parseJson(p.evidence),
     attribution: parseJson(p.attribution),
+    causeTransitionId: (p.causeTransitionId as string | null) ?? null,
+    suppressed: p.suppressed === true,
+    wouldSuppress: p.wouldSuppress === true,
+    suppressionReasons: Array.isArray(p.suppressionReasons) ? p.suppressionReasons.map(String) : [],
+    policyDigest: (p.policyDigest as string | null) ?? null,
   };
 }
 
@@ -42,12 +48,15 @@ export async function conditionsOfMany(
   driver: Driver,
   resourceIds: readonly string[],
   status: 'open' | 'resolved' | null,
+  /** Only suppressed (true) or only unsuppressed (false) conditions; null: both. */
+  suppressed: boolean | null = null,
 ): Promise<Map<string, ConditionRecord[]>> {
   const { records } = await driver.executeQuery(
     `UNWIND $ids AS rid
      MATCH (c:Condition) WHERE c.resourceId = rid AND ($status IS NULL OR c.status = $status)
+       AND ($suppressed IS NULL OR coalesce(c.suppressed, false) = $suppressed)
      RETURN properties(c) AS c ORDER BY c.openedAt DESC`,
-    { ids: [...new Set(resourceIds)], status },
+    { ids: [...new Set(resourceIds)], status, suppressed },
     { routing: 'READ' },
   );
   return groupBy(
@@ -78,6 +87,10 @@ export interface ConditionOpen {
   evidence: unknown;
   attribution?: unknown;
   at: string;
+  /** The transition it followed (linked `-[:CAUSED_BY]->` when the condition is new). */
+  causeTransitionId?: string | null;
+  /** The attribution gate's decision for a new condition; none means not suppressed. */
+  suppression?: { suppressed: boolean; wouldSuppress: boolean; reasons: string[]; policyDigest: string | null };
 }
 
 /** One open condition to resolve. */
@@ -108,6 +121,11 @@ export async function openConditionsTx(
     id: `${o.resourceId}#${o.type}#${DateTime.fromISO(o.at, { zone: 'utc' }).toMillis()}`,
     evidence: json(o.evidence),
     attribution: json(o.attribution),
+    cause: o.causeTransitionId ?? null,
+    suppressed: o.suppression?.suppressed ?? false,
+    wouldSuppress: o.suppression?.wouldSuppress ?? false,
+    reasons: o.suppression?.reasons ?? [],
+    digest: o.suppression?.policyDigest ?? null,
   }));
   const res = await tx.run(
     `UNWIND $rows AS row
@@ -118,8 +136,13 @@ export async function openConditionsTx(
      CALL (r, row, c) {
        WITH r, row, c WHERE c IS NULL
        CREATE (n:Condition {id: row.id, resourceId: row.rid, type: row.type, status: 'open', openedAt: datetime(row.at),
-                            lastSeenAt: datetime(row.at), resolvedAt: null, evidence: row.evidence, attribution: row.attribution})
+                            lastSeenAt: datetime(row.at), resolvedAt: null, evidence: row.evidence, attribution: row.attribution,
+                            causeTransitionId: row.cause, suppressed: row.suppressed, wouldSuppress: row.wouldSuppress,
+                            suppressionReasons: row.reasons, policyDigest: row.digest})
        CREATE (n)-[:CONDITION_OF]->(r)
+       WITH n, row
+       OPTIONAL MATCH (t:Transition {id: row.cause})
+       FOREACH (_ IN CASE WHEN t IS NULL THEN [] ELSE [1] END | MERGE (n)-[:CAUSED_BY]->(t))
        RETURN n AS cond, true AS opened
        UNION
        WITH row, c WHERE c IS NOT NULL
@@ -129,7 +152,24 @@ export async function openConditionsTx(
      RETURN properties(cond) AS c, opened`,
     { rows },
   );
-  return res.records.map((r) => ({ condition: conditionFromProperties(r.get('c')), opened: Boolean(r.get('opened')) }));
+  const result = res.records.map((r) => ({
+    condition: conditionFromProperties(r.get('c')),
+    opened: Boolean(r.get('opened')),
+  }));
+  // Every new condition is reported on the feed in this transaction; refreshes are not news.
+  await appendFeedTx(
+    tx,
+    result
+      .filter((r) => r.opened)
+      .map(({ condition: c }) => ({
+        topic: 'condition' as const,
+        resourceId: c.resourceId,
+        change: c.suppressed ? 'suppressed' : 'opened',
+        at: c.openedAt,
+        payload: c,
+      })),
+  );
+  return result;
 }
 
 /** Resolves the open conditions named, in one statement inside the caller's transaction. */
@@ -147,7 +187,18 @@ export async function resolveConditionsTx(
       rows: resolves.map((r) => ({ rid: r.resourceId, type: checkType(r.type), at: r.at, evidence: json(r.evidence) })),
     },
   );
-  return res.records.map((r) => conditionFromProperties(r.get('c')));
+  const resolved = res.records.map((r) => conditionFromProperties(r.get('c')));
+  await appendFeedTx(
+    tx,
+    resolved.map((c) => ({
+      topic: 'condition' as const,
+      resourceId: c.resourceId,
+      change: 'resolved',
+      at: c.resolvedAt ?? c.openedAt,
+      payload: c,
+    })),
+  );
+  return resolved;
 }
 
 /**
@@ -194,6 +245,10 @@ export interface ConditionSearch {
   status?: ConditionStatus | null;
   /** Only conditions open at some moment at or after this time: still open, or resolved since. */
   since?: string | null;
+  /** Only suppressed (true) or only unsuppressed (false) conditions; null: both. */
+  suppressed?: boolean | null;
+  /** Only conditions that would have been suppressed (shadow mode): true. */
+  wouldSuppress?: boolean | null;
 }
 
 /**
@@ -216,6 +271,8 @@ export async function searchConditions(
     `MATCH (c:Condition)
      WHERE ($rid IS NULL OR c.resourceId = $rid) AND ($type IS NULL OR c.type = $type) AND ($status IS NULL OR c.status = $status)
        AND ($since IS NULL OR c.resolvedAt IS NULL OR c.resolvedAt >= datetime($since))
+       AND ($suppressed IS NULL OR coalesce(c.suppressed, false) = $suppressed)
+       AND ($wouldSuppress IS NULL OR coalesce(c.wouldSuppress, false) = $wouldSuppress)
        AND ${keyset.before('c', 'openedAt')}
      RETURN properties(c) AS c ORDER BY c.openedAt DESC, c.id DESC LIMIT $limit`,
     {
@@ -223,6 +280,8 @@ export async function searchConditions(
       type: filter.type ?? null,
       status: filter.status ?? null,
       since: filter.since ?? null,
+      suppressed: filter.suppressed ?? null,
+      wouldSuppress: filter.wouldSuppress ?? null,
       ...keyset.params,
     },
     { routing: 'READ' },
@@ -231,4 +290,22 @@ export async function searchConditions(
     records.map((r) => conditionFromProperties(r.get('c'))),
     (c) => ({ at: c.openedAt, id: c.id }),
   );
+}
+
+/**
+ * Resources a pass saw (its update tag) in `state` with no open condition of `type`: a resource
+ * first seen already paused on an I/O error has no transition, but its condition is real.
+ */
+export async function resourcesMissingStateCondition(
+  driver: Driver,
+  query: { updateTag: string; state: string; type: ConditionType },
+): Promise<string[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE r.updateTag = $tag AND r.state = $state
+       AND NOT EXISTS { MATCH (c:Condition {resourceId: r.id, type: $type, status: 'open'}) }
+     RETURN r.id AS id ORDER BY id`,
+    { tag: query.updateTag, state: query.state, type: checkType(query.type) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => r.get('id') as string);
 }

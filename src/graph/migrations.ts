@@ -63,6 +63,15 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX transition_observed_at IF NOT EXISTS FOR (t:Transition) ON (t.observedAt)',
     ],
   },
+  {
+    version: 7,
+    name: 'the feed: sequenced changes for subscribers',
+    statements: [
+      'CREATE CONSTRAINT feed_entry_seq IF NOT EXISTS FOR (f:FeedEntry) REQUIRE f.seq IS UNIQUE',
+      'CREATE INDEX feed_entry_at IF NOT EXISTS FOR (f:FeedEntry) ON (f.at)',
+      'CREATE CONSTRAINT feed_counter_id IF NOT EXISTS FOR (c:FeedCounter) REQUIRE c.id IS UNIQUE',
+    ],
+  },
 ];
 
 export interface MigrationResult {

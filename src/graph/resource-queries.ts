@@ -10,6 +10,8 @@ import {
   type Provider,
   type ResourceRecord,
   STATES,
+  CONDITION_TYPES,
+  type ConditionType,
 } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { resourceFromProperties } from './resources.js';
@@ -228,7 +230,13 @@ export interface HealthScope {
 export async function healthSummary(
   driver: Driver,
   scope: HealthScope,
-): Promise<{ total: number; counts: Array<{ health: Health; count: number }>; attention: ResourceRecord[] }> {
+): Promise<{
+  total: number;
+  counts: Array<{ health: Health; count: number }>;
+  attention: ResourceRecord[];
+  problems: Array<{ type: ConditionType; count: number }>;
+  suppressed: number;
+}> {
   const scoped = scope.underId
     ? `MATCH (root:Resource {id: $under})
        OPTIONAL MATCH (root)${impactHops('dependents', depthQuantifier(10))}(d:Resource)
@@ -251,11 +259,29 @@ export async function healthSummary(
     counts.set(rec.get('health') as string, Number(rec.get('n')));
     for (const p of rec.get('worst') as unknown[]) if (p) attention.push(resourceFromProperties(p));
   }
+  // Open conditions in the same scope: the paging ones by type, the suppressed ones counted apart.
+  const conditions = await driver.executeQuery(
+    `${scoped}
+     WITH r WHERE r IS NOT NULL AND ($kind IS NULL OR r.kind = $kind) AND ($provider IS NULL OR r.provider = $provider)
+     MATCH (c:Condition {resourceId: r.id, status: 'open'})
+     RETURN c.type AS type, coalesce(c.suppressed, false) AS suppressed, count(c) AS n`,
+    params,
+    { routing: 'READ' },
+  );
+  const problems = new Map<ConditionType, number>();
+  let suppressed = 0;
+  for (const rec of conditions.records) {
+    const n = Number(rec.get('n'));
+    if (rec.get('suppressed')) suppressed += n;
+    else problems.set(rec.get('type') as ConditionType, (problems.get(rec.get('type') as ConditionType) ?? 0) + n);
+  }
   const rank: Record<string, number> = { unhealthy: 0, degraded: 1, unknown: 2, healthy: 3 };
   attention.sort((a, b) => (rank[a.health] ?? 9) - (rank[b.health] ?? 9) || a.id.localeCompare(b.id));
   return {
     total: [...counts.values()].reduce((a, b) => a + b, 0),
     counts: HEALTHS.map((health) => ({ health, count: counts.get(health) ?? 0 })),
     attention: attention.slice(0, 200),
+    problems: CONDITION_TYPES.filter((t) => problems.has(t)).map((type) => ({ type, count: problems.get(type)! })),
+    suppressed,
   };
 }

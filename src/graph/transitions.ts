@@ -1,6 +1,7 @@
 import {
   type Attribution,
   badInput,
+  type ConditionRecord,
   type ConditionType,
   type ConsumedEvent,
   type StoredEventRecord,
@@ -14,7 +15,9 @@ import {
 } from '../model/index.js';
 import { openConditionsTx, resolveConditionsTx } from './conditions.js';
 import { candidateEventBranches, byStart, eventFromProperties } from './events.js';
-import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { writeAuditTx, type AuditInput } from './audit.js';
+import { appendFeedTx } from './feed.js';
+import { int, isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 
@@ -55,6 +58,7 @@ export function transitionFromProperties(raw: unknown): TransitionRecord {
     decision,
     narrative: String(p.narrative ?? ''),
     createdAt: String(p.createdAt ?? p.observedAt),
+    sequence: typeof p.sequence === 'number' ? p.sequence : null,
   };
 }
 
@@ -101,6 +105,8 @@ export interface TransitionConditionOp {
   at: string;
   evidence: unknown;
   attribution?: unknown;
+  /** The attribution gate's decision for the condition, when it opens. */
+  suppression?: { suppressed: boolean; wouldSuppress: boolean; reasons: string[]; policyDigest: string | null };
 }
 
 /** What one recordTransitions call stored. */
@@ -113,8 +119,8 @@ export interface RecordedTransitions {
 }
 
 /**
- * Stores a pass's transitions and the conditions they open or resolve in ONE write transaction of
- * at most three statements, whatever the number of changes. Idempotent: MERGE on the transition id;
+ * Stores a pass's transitions, their feed entries and the conditions they open or resolve in ONE
+ * write transaction of a constant number of statements, whatever the number of changes. Idempotent: MERGE on the transition id;
  * an existing one is left unchanged and its condition ops are not applied again, so a retried pass
  * neither re-attributes, re-opens nor re-publishes anything.
  */
@@ -123,6 +129,8 @@ export async function recordTransitions(
   transitions: readonly NewTransition[],
   conditionOps: readonly TransitionConditionOp[] = [],
   now: string = isoNow(),
+  /** Audit lines for the conditions this call opened (e.g. suppression decisions), written with them. */
+  auditOf?: (opened: Array<{ condition: ConditionRecord; opened: boolean }>) => AuditInput[],
 ): Promise<RecordedTransitions> {
   transitions.forEach(validate);
   const result: RecordedTransitions = { created: [], existing: [], conditions: { opened: [], resolved: [] } };
@@ -153,11 +161,29 @@ export async function recordTransitions(
           createdIds.add(t.id);
         } else result.existing.push(t.id);
       }
+      // The new transitions on the feed, in this transaction, each carrying its sequence.
+      const fed = await appendFeedTx(
+        tx,
+        result.created.map((t) => ({
+          topic: 'transition' as const,
+          resourceId: t.resourceId,
+          change: 'observed',
+          at: t.observedAt,
+          payload: t,
+        })),
+      );
+      if (fed.length > 0) {
+        await tx.run('UNWIND $rows AS row MATCH (t:Transition {id: row.id}) SET t.sequence = row.seq', {
+          rows: fed.map((f, i) => ({ id: result.created[i]!.id, seq: int(f.seq) })),
+        });
+        result.created = result.created.map((t, i) => ({ ...t, sequence: fed[i]!.seq }));
+      }
       const ops = conditionOps.filter((o) => createdIds.has(o.transitionId));
       const opened = await openConditionsTx(
         tx,
-        ops.filter((o) => o.op === 'open'),
+        ops.filter((o) => o.op === 'open').map((o) => ({ ...o, causeTransitionId: o.transitionId })),
       );
+      if (auditOf) await writeAuditTx(tx, auditOf(opened));
       result.conditions.opened = opened.filter((c) => c.opened).map((c) => c.condition.id);
       const resolved = await resolveConditionsTx(
         tx,
@@ -205,6 +231,16 @@ function transitionRow(t: NewTransition) {
 }
 
 /** One transition by id, or null. */
+/** Transitions by id, in no particular order; unknown ids are left out (DataLoaders re-order). */
+export async function getTransitionsByIds(driver: Driver, ids: readonly string[]): Promise<TransitionRecord[]> {
+  const { records } = await driver.executeQuery(
+    'UNWIND $ids AS id MATCH (t:Transition {id: id}) RETURN properties(t) AS t',
+    { ids: [...new Set(ids)] },
+    { routing: 'READ' },
+  );
+  return records.map((r) => transitionFromProperties(r.get('t')));
+}
+
 export async function getTransition(driver: Driver, id: string): Promise<TransitionRecord | null> {
   const { records } = await driver.executeQuery(
     'MATCH (t:Transition {id: $id}) RETURN properties(t) AS t',
@@ -224,6 +260,10 @@ export async function listTransitions(
     resourceId?: string | null;
     since?: string | null;
     until?: string | null;
+    confidence?: string | null;
+    decision?: string | null;
+    actor?: string | null;
+    actorKind?: string | null;
     first?: number;
     after?: string | null;
   } = {},
@@ -238,9 +278,20 @@ export async function listTransitions(
     `MATCH (t:Transition)
      WHERE ${where}t.observedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
        AND t.observedAt <= datetime(coalesce($until, '9999-12-31T23:59:59Z'))
+       AND ($confidence IS NULL OR t.confidence = $confidence) AND ($decision IS NULL OR t.decision = $decision)
+       AND ($actor IS NULL OR t.actor = $actor) AND ($actorKind IS NULL OR t.actorKind = $actorKind)
        AND ${keyset.before('t', 'observedAt')}
      RETURN properties(t) AS t ORDER BY t.observedAt DESC, t.id DESC LIMIT $limit`,
-    { rid: options.resourceId ?? null, since: options.since ?? null, until: options.until ?? null, ...keyset.params },
+    {
+      rid: options.resourceId ?? null,
+      since: options.since ?? null,
+      until: options.until ?? null,
+      confidence: options.confidence ?? null,
+      decision: options.decision ?? null,
+      actor: options.actor ?? null,
+      actorKind: options.actorKind ?? null,
+      ...keyset.params,
+    },
     { routing: 'READ' },
   );
   return keyset.cut(
@@ -384,4 +435,43 @@ export async function correlationContexts(
       ),
     };
   });
+}
+
+/** A condition about to open, asking for the change it follows. */
+export interface CauseQuery {
+  resourceId: string;
+  /** When the condition opens. */
+  at: string;
+  windowSeconds: number;
+}
+
+/**
+ * The change each condition follows, in ONE statement: the latest transition observed within
+ * [at − window, at] on the resource itself or on what it runs on, is stored on, depends on or
+ * belongs to (up to 3 hops over fresh edges), that still holds (its `to` is the resource's state
+ * now) — nearest first, then newest. Null where nothing qualifies. In the order asked.
+ */
+export async function causesOf(
+  driver: Driver,
+  queries: readonly CauseQuery[],
+): Promise<Array<TransitionRecord | null>> {
+  if (queries.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    `UNWIND range(0, size($rows) - 1) AS i
+     WITH i, $rows[i] AS row
+     OPTIONAL MATCH (r:Resource {id: row.rid})
+     OPTIONAL CALL (r, row) {
+       MATCH p = (r)-[:RUNS_ON|STORED_ON|DEPENDS_ON|MEMBER_OF*0..3]->(x:Resource)
+       WHERE all(e IN relationships(p) WHERE e.missingSince IS NULL)
+       WITH x, min(length(p)) AS hops
+       MATCH (t:Transition)
+       WHERE t.resourceId = x.id AND t.toState = x.state
+         AND t.observedAt >= datetime(row.at) - duration({seconds: row.window}) AND t.observedAt <= datetime(row.at)
+       RETURN t ORDER BY hops, t.observedAt DESC LIMIT 1
+     }
+     RETURN i, properties(t) AS t ORDER BY i`,
+    { rows: queries.map((q) => ({ rid: q.resourceId, at: q.at, window: int(q.windowSeconds) })) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => (r.get('t') ? transitionFromProperties(r.get('t')) : null));
 }

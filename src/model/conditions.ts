@@ -25,4 +25,21 @@ export interface ConditionRecord {
   resolvedAt: string | null;
   evidence: unknown;
   attribution: unknown;
+  /** The transition it followed within the cause window (on the resource or what it runs on), if any. */
+  causeTransitionId: string | null;
+  /** Opened suppressed (suppression `on`, an expected change): listed, never paged. */
+  suppressed: boolean;
+  /** Shadow mode: `on` would have opened it suppressed. */
+  wouldSuppress: boolean;
+  /** Why it was (or would have been) suppressed, or why not. */
+  suppressionReasons: string[];
+  /** The policy the suppression decision was made under. */
+  policyDigest: string | null;
 }
+
+/** How a condition changed, as the feed reports it: `suppressed` is an opening nobody is paged for. */
+export const CONDITION_CHANGES = ['opened', 'suppressed', 'resolved'] as const;
+export const ConditionChangeKindSchema = z
+  .enum(CONDITION_CHANGES)
+  .describe('How a condition changed: opened (someone is paged), suppressed (opened, nobody paged), resolved.');
+export type ConditionChangeKind = z.infer<typeof ConditionChangeKindSchema>;

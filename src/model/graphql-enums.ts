@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CheckKindSchema, CheckResultStatusSchema } from './checks.js';
-import { ConditionStatusSchema, ConditionTypeSchema } from './conditions.js';
+import { ConditionChangeKindSchema, ConditionStatusSchema, ConditionTypeSchema } from './conditions.js';
 import { ActorKindSchema, AttributionConfidenceSchema, EventTypeSchema, StatusClassSchema } from './events.js';
 import { HealthSchema, KindSchema, LifecycleSchema, ProviderSchema } from './kinds.js';
 import { EdgeConfidenceSchema, ProvenanceSchema, RelationshipTypeSchema } from './relationships.js';
@@ -23,6 +23,7 @@ export const GRAPHQL_ENUMS = {
   EdgeConfidence: EdgeConfidenceSchema,
   ConditionType: ConditionTypeSchema,
   ConditionStatus: ConditionStatusSchema,
+  ConditionChangeKind: ConditionChangeKindSchema,
   Role: RoleSchema,
   CheckKind: CheckKindSchema,
   CheckStatus: CheckResultStatusSchema,

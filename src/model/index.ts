@@ -16,3 +16,4 @@ export * from './collections.js';
 export * from './errors.js';
 export * from './transitions.js';
 export * from './graphql-enums.js';
+export * from './feed.js';

@@ -126,6 +126,8 @@ export interface TransitionRecord {
   decision: TransitionDecision;
   narrative: string;
   createdAt: string;
+  /** Its place on the feed (subscribers resume from it); null for transitions stored before the feed. */
+  sequence: number | null;
 }
 
 /**

@@ -22,7 +22,8 @@ import {
   type TransitionRecord,
 } from '../model/index.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
-import { decideTransition } from '../policy/transition-gate.js';
+import { decideCondition, decideTransition } from '../policy/transition-gate.js';
+import { DEFAULT_CONDITION_POLICY, suppressionAudit, type ConditionPolicy } from './conditions.js';
 
 /** What the correlation step needs from the process: the graph, the policy's mode, the bus. */
 export interface CorrelationDeps {
@@ -31,8 +32,8 @@ export interface CorrelationDeps {
   suppression: SuppressionMode;
   /** Correlator tuning, e.g. the node clock-skew tolerance (AITIA_CLOCK_SKEW_SECONDS). */
   correlator?: Partial<CorrelatorSettings>;
-  /** Where new transitions go: the process's bus (`transitionObserved`); nowhere without one. */
-  publish?: (transition: TransitionRecord) => void;
+  /** How conditions open: the suppression mode with the policy digest, and the cause window. */
+  conditions?: ConditionPolicy;
 }
 
 /** A state change as a pass reported it (the stored state → the new one); first sightings are not changes. */
@@ -58,7 +59,7 @@ export interface CorrelationReport {
 }
 
 /** The VM state that has its own condition, opened on entry and resolved on exit. */
-const IO_ERROR_STATE = 'paused_io_error';
+export const IO_ERROR_STATE = 'paused_io_error';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -73,7 +74,7 @@ interface Judged {
 /**
  * Turns a pass's state changes into stored, attributed, gated Transitions: ONE read of everything
  * the correlator needs for all changes, the pure ladder and gate per change, ONE write of the
- * transitions and the conditions they open or resolve, then publish. Round trips do not grow with
+ * transitions, their feed entries and the conditions they open or resolve. Round trips do not grow with
  * the number of changes. A change whose explanation fails is kept as an honest `none` transition
  * (the pass has stored the new state already, so the next pass will not report it again).
  */
@@ -157,10 +158,13 @@ export async function correlateChanges(
     narrative: j.explanation.narrative,
   }));
   try {
+    const policy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
     const stored = await recordTransitions(
       deps.driver,
       rows,
-      judged.flatMap((j) => stateConditions(j, at.observedAt)),
+      judged.flatMap((j) => stateConditions(j, at.observedAt, policy)),
+      undefined,
+      (opened) => suppressionAudit(opened, { name: at.observer, role: 'scheduler' }),
     );
     report.created = stored.created;
     report.existing.push(...stored.existing);
@@ -169,12 +173,11 @@ export async function correlateChanges(
     for (const j of judged) report.errors.push({ resourceId: j.change.id, message: `not stored: ${message(err)}` });
     return report;
   }
-  for (const t of report.created) deps.publish?.(t);
   return report;
 }
 
 /** Conditions that follow from the state itself: paused on an I/O error opens one, leaving it resolves it. */
-function stateConditions(j: Judged, observedAt: string): TransitionConditionOp[] {
+function stateConditions(j: Judged, observedAt: string, policy: ConditionPolicy): TransitionConditionOp[] {
   const { change } = j;
   if (change.kind !== 'vm' || (change.to !== IO_ERROR_STATE && change.from !== IO_ERROR_STATE)) return [];
   const id = transitionId(j.transition);
@@ -195,6 +198,10 @@ function stateConditions(j: Judged, observedAt: string): TransitionConditionOp[]
         at: observedAt,
         evidence,
         attribution: { transitionId: id, ...j.explanation.attribution, narrative: j.explanation.narrative },
+        suppression: {
+          ...decideCondition(j.explanation, policy.suppression),
+          policyDigest: policy.policyDigest,
+        },
       },
     ];
   }

@@ -1,6 +1,8 @@
 import type { Driver } from 'neo4j-driver';
 import type { IngestReport } from '../ingest/report.js';
-import { correlateChanges, type CorrelationDeps, type CorrelationReport } from './correlate.js';
+import { resourcesMissingStateCondition } from '../graph/conditions.js';
+import { DEFAULT_CONDITION_POLICY, writeConditions } from './conditions.js';
+import { correlateChanges, IO_ERROR_STATE, type CorrelationDeps, type CorrelationReport } from './correlate.js';
 
 /**
  * The one observation path: a source's provider pass (events first, then the inventory, loaded in
@@ -41,10 +43,31 @@ export async function observe<Extra>(
   source: ObservationSource<Extra>,
 ): Promise<Observation<Extra>> {
   const pass = await source.pass(deps.driver);
-  const correlation = await correlateChanges(deps, pass.report.stateChanges, {
-    observedAt: pass.report.startedAt,
-    observer: pass.observer,
+  const at = { observedAt: pass.report.startedAt, observer: pass.observer };
+  const correlation = await correlateChanges(deps, pass.report.stateChanges, at);
+  // A resource first seen already paused on an I/O error has no transition, but its condition is real.
+  const firstSeen = await resourcesMissingStateCondition(deps.driver, {
+    updateTag: pass.report.updateTag,
+    state: IO_ERROR_STATE,
+    type: 'paused_io_error',
   });
+  if (firstSeen.length > 0) {
+    const policy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
+    const { opened } = await writeConditions(
+      deps.driver,
+      policy,
+      { name: pass.observer, role: 'scheduler' },
+      {
+        open: firstSeen.map((resourceId) => ({
+          resourceId,
+          type: 'paused_io_error' as const,
+          evidence: { firstSighting: true, state: IO_ERROR_STATE, observedAt: at.observedAt },
+          at: at.observedAt,
+        })),
+      },
+    );
+    correlation.conditions.opened.push(...opened.filter((o) => o.opened).map((o) => o.condition.id));
+  }
   return { ...pass, correlation };
 }
 

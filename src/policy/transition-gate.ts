@@ -72,3 +72,52 @@ export function decideTransition(
   }
   return { decision: 'open_incident', reasons: [`${attributed}; attribution.suppression is off: never suppressed`] };
 }
+
+/** A condition is expected when the change it followed was a principal's, at high confidence. */
+export function isExpected(cause: TransitionAttribution | null): boolean {
+  return cause !== null && cause.confidence === 'high' && isPrincipal(cause);
+}
+
+/** The gate's decision on a condition that opens: suppressed (on), would have been (shadow), or paged. */
+export interface ConditionSuppression {
+  suppressed: boolean;
+  wouldSuppress: boolean;
+  reasons: string[];
+}
+
+/**
+ * Decides how a condition opens from the transition it followed (if any) and the suppression mode.
+ * Suppression is about paging, not truth: a suppressed condition is still open and listed, and
+ * health stays what the checks say. Only an expected cause can suppress, and only in mode `on`;
+ * `shadow` opens it as usual and records what `on` would have done.
+ */
+export function decideCondition(
+  cause: { attribution: TransitionAttribution; narrative: string } | null,
+  suppression: SuppressionMode,
+): ConditionSuppression {
+  if (cause === null)
+    return { suppressed: false, wouldSuppress: false, reasons: ['no change explains it: cause unknown'] };
+  const a = cause.attribution;
+  const who = `${a.actor ?? 'unknown'} (${a.actorKind ?? 'unknown kind'})`;
+  if (!isExpected(a)) {
+    return {
+      suppressed: false,
+      wouldSuppress: false,
+      reasons: [`follows a change with ${a.confidence} confidence in ${who}: not an intentional change, it pages`],
+    };
+  }
+  const expected = `expected: follows an intentional change by ${who} — ${cause.narrative}`;
+  if (suppression === 'on')
+    return {
+      suppressed: true,
+      wouldSuppress: false,
+      reasons: [expected, 'attribution.suppression is on: opened suppressed, nobody is paged'],
+    };
+  if (suppression === 'shadow')
+    return {
+      suppressed: false,
+      wouldSuppress: true,
+      reasons: [expected, 'attribution.suppression is shadow: it opens and pages; `on` would have suppressed it'],
+    };
+  return { suppressed: false, wouldSuppress: false, reasons: [expected, 'attribution.suppression is off: it pages'] };
+}

@@ -1,5 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
+import { DEFAULT_CONDITION_POLICY, type ConditionPolicy } from '../pipeline/conditions.js';
 import { runHealthTick } from './health-tick.js';
 import type { TickReport, TickSettings } from './tick-types.js';
 
@@ -21,6 +22,8 @@ export interface HealthSchedulerOptions {
   sweepLimit?: number;
   /** false: no timer; ticks only through runOnce() (tests). Default true. */
   autoTick?: boolean;
+  /** The policy's attribution settings for the conditions checks open. Default: shadow, 900 s. */
+  conditions?: ConditionPolicy;
 }
 
 export interface HealthScheduler {
@@ -49,6 +52,7 @@ export function startHealthScheduler(options: HealthSchedulerOptions): HealthSch
     historySize: bounded('historySize', options.historySize ?? 20, k, 500),
     maxChecksPerTick: bounded('maxChecksPerTick', options.maxChecksPerTick ?? 1000, 1, 100_000),
     sweepLimit: bounded('sweepLimit', options.sweepLimit ?? 500, 1, 100_000),
+    conditions: options.conditions ?? DEFAULT_CONDITION_POLICY,
   };
   const { driver, log } = options;
   const abort = new AbortController();

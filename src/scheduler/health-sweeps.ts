@@ -8,10 +8,14 @@ import {
   writeHealth,
 } from '../graph/checks.js';
 import { openCondition, resolveCondition } from '../graph/conditions.js';
+import { pruneFeed } from '../graph/feed.js';
 import { mapLimit } from '../ingest/map-limit.js';
 import { SCHEDULER_SOURCE } from './condition-plan.js';
 import { deriveHealth, summariseHealth } from './health-rule.js';
 import { ignoreVanished, type TickSettings } from './tick-types.js';
+
+/** How long the feed keeps entries: a subscriber away longer reads history through the queries instead. */
+export const FEED_RETENTION_DAYS = 7;
 
 /** The evidence of an `unmonitored` condition: reporting only, and it says so. */
 export const UNMONITORED_EVIDENCE = {
@@ -28,7 +32,8 @@ export const UNMONITORED_EVIDENCE = {
  *   a check (or is missing/destroyed);
  * - scheduler-opened `check_failing`/`unreachable` resolved where no check keeps them open any more
  *   (the failing check was removed);
- * - health returned to unknown where the last check was removed.
+ * - health returned to unknown where the last check was removed;
+ * - feed entries older than FEED_RETENTION_DAYS deleted.
  */
 export async function runSweeps(
   driver: Driver,
@@ -71,6 +76,8 @@ export async function runSweeps(
   }
   const lost = await healthWithoutChecks(driver, settings.sweepLimit);
   const at = DateTime.utc().toISO();
+  // The feed is for catching up after a disconnect, not history: entries older than a week go.
+  await pruneFeed(driver, DateTime.utc().minus({ days: FEED_RETENTION_DAYS }).toISO(), settings.sweepLimit * 20);
   const healthWritten = await writeHealth(
     driver,
     lost.map((resourceId) => ({

@@ -9,14 +9,14 @@ import {
   writeHealth,
 } from '../graph/checks.js';
 import { type CheckRecord, type CheckResult, checkTarget } from '../model/index.js';
-import { openCondition, resolveCondition } from '../graph/conditions.js';
+import { writeConditions } from '../pipeline/conditions.js';
 import { mapLimit } from '../ingest/map-limit.js';
 import { runCheck } from './check-runner.js';
-import { type CheckView, type ConditionAction, planConditions } from './condition-plan.js';
+import { type CheckView, type ConditionAction, planConditions, SCHEDULER_SOURCE } from './condition-plan.js';
 import { failingSignal, stepFlap, unreachableSignal } from './flap-state.js';
 import { deriveHealth, summariseHealth } from './health-rule.js';
 import { runSweeps } from './health-sweeps.js';
-import { ignoreVanished, type TickReport, type TickSettings } from './tick-types.js';
+import type { TickReport, TickSettings } from './tick-types.js';
 
 function viewOf(c: CheckRecord, ran: boolean): CheckView {
   return {
@@ -111,21 +111,24 @@ export async function runHealthTick(
     health.push({ resourceId, health: verdict.health, lastCheck: summariseHealth(verdict, firstFailure), at });
   }
 
-  await mapLimit(actions, settings.concurrency, async (a) => {
-    if (a.action === 'resolve') {
-      const { condition, resolved } = await resolveCondition(driver, {
-        resourceId: a.resourceId,
-        type: a.type,
-        evidence: a.evidence,
-      });
-      if (resolved && condition) report.resolved.push(condition.id);
-      return;
-    }
-    const done = await ignoreVanished(
-      openCondition(driver, { resourceId: a.resourceId, type: a.type, evidence: a.evidence }),
-    );
-    if (done?.opened) report.opened.push(done.condition.id);
-  });
+  // One write for every condition this tick opens, refreshes or resolves; each new one carries the
+  // change it follows (if any) and the attribution gate's suppression decision. A resource deleted
+  // meanwhile has nothing to hang a condition on and is skipped.
+  const written = await writeConditions(
+    driver,
+    settings.conditions,
+    { name: SCHEDULER_SOURCE, role: 'scheduler' },
+    {
+      open: actions
+        .filter((a) => a.action !== 'resolve')
+        .map((a) => ({ resourceId: a.resourceId, type: a.type, evidence: a.evidence, at })),
+      resolve: actions
+        .filter((a) => a.action === 'resolve')
+        .map((a) => ({ resourceId: a.resourceId, type: a.type, evidence: a.evidence, at })),
+    },
+  );
+  report.opened.push(...written.opened.filter((o) => o.opened).map((o) => o.condition.id));
+  report.resolved.push(...written.resolved.map((c) => c.id));
   await recordCheckRuns(driver, runs, settings.historySize);
   report.healthWritten = await writeHealth(driver, health);
 

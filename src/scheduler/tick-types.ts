@@ -1,4 +1,5 @@
 import { AitiaError } from '../model/index.js';
+import type { ConditionPolicy } from '../pipeline/conditions.js';
 
 /** Settings of one tick (validated by startHealthScheduler). */
 export interface TickSettings {
@@ -9,6 +10,8 @@ export interface TickSettings {
   maxChecksPerTick: number;
   /** At most this many conditions opened/resolved by each sweep per tick. */
   sweepLimit: number;
+  /** How conditions open: the policy's suppression mode and digest, and the cause window. */
+  conditions: ConditionPolicy;
 }
 
 /** What one tick did, for logs and tests. */

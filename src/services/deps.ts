@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
-import type { TransitionBus } from '../pipeline/bus.js';
+import type { FeedBus } from '../pipeline/bus.js';
+import { conditionPolicyOf } from '../pipeline/conditions.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import type { LoadedPolicy } from '../policy/startup.js';
 
@@ -17,8 +18,8 @@ export interface ServiceDeps {
   policy: LoadedPolicy | undefined;
   /** The correlator's provider clock tolerance (AITIA_CLOCK_SKEW_SECONDS); default 5 s. */
   clockSkewSeconds?: number;
-  /** The process's transition bus: the pipeline publishes, `transitionObserved` subscribes. */
-  bus: TransitionBus;
+  /** The process's feed bus: the feed tail publishes stored changes, subscriptions read them. */
+  bus: FeedBus;
   /** The clock (ISO-8601 UTC); default the system's. Decisions record the time they read. */
   now?: () => string;
 }
@@ -33,7 +34,7 @@ export function pipelineDeps(deps: ServiceDeps): CorrelationDeps {
   return {
     driver: deps.driver,
     suppression: deps.policy?.policy.attribution.suppression ?? 'shadow',
+    ...(deps.policy ? { conditions: conditionPolicyOf(deps.policy) } : {}),
     correlator: deps.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: deps.clockSkewSeconds },
-    publish: (t) => deps.bus.publish(t),
   };
 }

@@ -1,11 +1,12 @@
-import { filter, pipe } from 'graphql-yoga';
 import { narrate } from '../../correlator/narrative.js';
 import { stateAt as deriveStateAt, type StateAtBasis } from '../../correlator/state-at.js';
 import { getEventsByIds, listEvents } from '../graph/events.js';
 import type { KeysetPage } from '../graph/statements.js';
-import { getTransition, listTransitions, transitionHistoryAt } from '../graph/transitions.js';
+import { getTransition, getTransitionsByIds, listTransitions, transitionHistoryAt } from '../graph/transitions.js';
 import {
+  type ActorKind,
   type Attribution,
+  type AttributionConfidence,
   badInput,
   type Kind,
   type ResourceRecord,
@@ -13,6 +14,7 @@ import {
   type StoredEventRecord,
   type Transition,
   type TransitionDecision,
+  type TransitionDecisionKind,
   type TransitionRecord,
 } from '../model/index.js';
 import { explainTransition as explainChange } from '../pipeline/correlate.js';
@@ -28,6 +30,10 @@ export async function transitions(
     resourceId?: string | null;
     since?: string | null;
     until?: string | null;
+    confidence?: AttributionConfidence | null;
+    decision?: TransitionDecisionKind | null;
+    actor?: string | null;
+    actorKind?: ActorKind | null;
     first?: number | null;
     after?: string | null;
   },
@@ -38,6 +44,10 @@ export async function transitions(
     resourceId,
     since: input.since,
     until: input.until,
+    confidence: input.confidence ?? null,
+    decision: input.decision ?? null,
+    actor: input.actor ?? null,
+    actorKind: input.actorKind ?? null,
     first: input.first ?? 50,
     after: input.after,
   });
@@ -51,23 +61,6 @@ export async function transition(
 ): Promise<TransitionRecord | null> {
   assertCan(principal, 'transition:read');
   return getTransition(deps.driver, input.id);
-}
-
-/**
- * Each transition the pipeline stores from now on, of one resource (id or slug) or of all, until
- * the caller returns the iterator. The filter is yoga's, so returning unsubscribes at once.
- */
-export async function transitionFeed(
-  deps: ServiceDeps,
-  principal: Principal,
-  input: { resourceId?: string | null },
-): Promise<AsyncIterable<TransitionRecord>> {
-  assertCan(principal, 'transition:read');
-  const rid = input.resourceId ? (await resolveRef(deps, input.resourceId, 'resourceId')).id : null;
-  return pipe(
-    deps.bus.subscribe(),
-    filter((t: TransitionRecord) => rid === null || t.resourceId === rid),
-  );
 }
 
 /** A resource's events (tasks, vCenter events), newest first. */
@@ -116,6 +109,11 @@ export async function narrativeInZone(
   });
   if (!told.ok) throw badInput('zone', `${told.reason}; use an IANA zone such as Europe/Berlin, or UTC`);
   return told.text;
+}
+
+/** Transitions by id in one query, for the per-request DataLoader (condition causes). */
+export function transitionsByIds(deps: ServiceDeps, ids: readonly string[]): Promise<TransitionRecord[]> {
+  return getTransitionsByIds(deps.driver, ids);
 }
 
 /** Validates an ad-hoc change against the kind's closed state enum. */

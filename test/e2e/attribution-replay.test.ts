@@ -46,10 +46,7 @@ beforeAll(async () => {
   const first = labRoutes(c);
   patchData(first, 'GET /nodes/pve2/qemu/113/status/current', { qmpstatus: 'running' });
   standin.routes(withTasks(first));
-  const p1 = await observe(
-    { driver, suppression: 'shadow', publish: (t) => srv.bus.publish(t) },
-    proxmoxSource(standinClient(standin)),
-  );
+  const p1 = await observe({ driver, suppression: 'shadow' }, proxmoxSource(standinClient(standin)));
   expect(p1.correlation.created).toEqual([]);
   poll1At = p1.report.startedAt;
 
@@ -115,10 +112,7 @@ beforeAll(async () => {
   });
   patchData(second, 'GET /nodes/pve3/qemu/130/status/current', { status: 'stopped', qmpstatus: 'stopped' });
   standin.routes(withTasks(second));
-  poll2 = await observe(
-    { driver, suppression: 'shadow', publish: (t) => srv.bus.publish(t) },
-    proxmoxSource(standinClient(standin)),
-  );
+  poll2 = await observe({ driver, suppression: 'shadow' }, proxmoxSource(standinClient(standin)));
 }, 120_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
 import { createLogger } from '../../src/log.js';
-import { createTransitionBus, type TransitionBus } from '../../src/pipeline/bus.js';
+import { createFeedBus, startFeedTail, type FeedBus } from '../../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
 import { TokenStore, addToken } from '../../src/server/tokens.js';
 import type { Role } from '../../src/model/index.js';
@@ -12,8 +12,8 @@ import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js'
 export interface TestServer {
   url: string;
   tokens: Record<Role, string>;
-  /** The server's transition bus: a test's poll publishes here for `transitionObserved`. */
-  bus: TransitionBus;
+  /** The server's feed bus, fed by its tail of the stored feed (as in `aitia serve`). */
+  bus: FeedBus;
   /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
   gql(token: string | null, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
@@ -34,7 +34,8 @@ export async function startTestServer(
   const tokens = Object.fromEntries(
     roles.map((r) => [r, addToken(file, `${options.tokenPrefix ?? 'test'}-${r}`, r)]),
   ) as Record<Role, string>;
-  const bus = createTransitionBus();
+  const bus = createFeedBus();
+  const tail = startFeedTail(driver, bus, { intervalMs: 100 });
   const server = createHttpServer(
     { driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy, bus },
     new TokenStore(file),
@@ -53,6 +54,7 @@ export async function startTestServer(
       return { status: res.status, body: await res.json() };
     },
     async close() {
+      await tail.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       rmSync(dir, { recursive: true, force: true });

@@ -2,14 +2,14 @@ import type { Driver } from 'neo4j-driver';
 import { type AuditEntry, listAudit } from '../../src/graph/audit.js';
 import { createLogger } from '../../src/log.js';
 import type { Role } from '../../src/model/index.js';
-import { createTransitionBus } from '../../src/pipeline/bus.js';
+import { createFeedBus } from '../../src/pipeline/bus.js';
 import type { LoadedPolicy } from '../../src/policy/startup.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import type { Principal } from '../../src/services/permissions.js';
 
 /** Service deps over the test's real driver: a silent logger, a fresh bus, and the policy when one is given. */
 export function serviceDeps(driver: Driver, policy?: LoadedPolicy): ServiceDeps {
-  return { driver, log: createLogger('silent'), version: 'test', policy, bus: createTransitionBus() };
+  return { driver, log: createLogger('silent'), version: 'test', policy, bus: createFeedBus() };
 }
 
 let principals = 0;

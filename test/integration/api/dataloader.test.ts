@@ -5,7 +5,7 @@ import { createLogger } from '../../../src/log.js';
 import { createGraphqlApp } from '../../../src/server/app.js';
 import { addToken, TokenStore } from '../../../src/server/tokens.js';
 import { countingDriver } from '../../../src/graph/driver.js';
-import { createTransitionBus } from '../../../src/pipeline/bus.js';
+import { createFeedBus } from '../../../src/pipeline/bus.js';
 import { useGraph } from '../../support/graph.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ const app = createGraphqlApp(
     log: createLogger('silent'),
     version: 'test',
     policy: undefined,
-    bus: createTransitionBus(),
+    bus: createFeedBus(),
   },
   new TokenStore(tokensFile),
 );

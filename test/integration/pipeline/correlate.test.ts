@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { searchConditions } from '../../../src/graph/conditions.js';
 import { upsertEvents } from '../../../src/graph/events.js';
+import { readFeed } from '../../../src/graph/feed.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { listTransitions } from '../../../src/graph/transitions.js';
@@ -26,10 +27,9 @@ const correlate = (
     observedAt: string;
     observer: string;
     suppression: SuppressionMode;
-    publish?: (t: TransitionRecord) => void;
     settings?: Partial<CorrelatorSettings>;
   },
-) => correlateChanges({ driver, suppression: o.suppression, publish: o.publish, correlator: o.settings }, changes, o);
+) => correlateChanges({ driver, suppression: o.suppression, correlator: o.settings }, changes, o);
 /** explainTransition as `explainTransition` (GraphQL) asks it. */
 const explainStored = (t: Transition, settings: Partial<CorrelatorSettings> = {}) =>
   explainTransition({ driver, suppression: 'shadow', correlator: settings }, t);
@@ -41,7 +41,7 @@ async function vm(vmid: string, state: string) {
 }
 
 describe('correlateChanges (the pipeline step)', () => {
-  it('stores an attributed, gated transition once, linked to its resource, and publishes it once', async () => {
+  it('stores an attributed, gated transition once, linked to its resource, and puts it on the feed once', async () => {
     await vm('101', 'running');
     const stop = taskEvent(cluster, {
       node: 'pve1',
@@ -52,13 +52,11 @@ describe('correlateChanges (the pipeline step)', () => {
       end: at(-1),
     });
     await upsertEvents(driver, [stop]);
-    const published: TransitionRecord[] = [];
     const change = { id: vmId('101'), kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
     const options = {
       observedAt: at(0),
       observer: 'test-poll',
       suppression: 'shadow' as const,
-      publish: (t: TransitionRecord) => published.push(t),
     };
 
     const first = await correlate([change], options);
@@ -91,7 +89,11 @@ describe('correlateChanges (the pipeline step)', () => {
 
     const again = await correlate([change], options);
     expect(again).toMatchObject({ created: [], existing: [t.id] });
-    expect(published.map((p) => p.id)).toEqual([t.id]);
+    // On the feed once, with the sequence the transition carries: what subscribers receive.
+    const fed = await readFeed(driver, { afterSeq: 0, limit: 100, topics: ['transition'], resourceId: vmId('101') });
+    expect(fed.map((f) => [f.seq, f.change, (f.payload as TransitionRecord).id])).toEqual([
+      [t.sequence, 'observed', t.id],
+    ]);
   });
 
   it('one task does not explain two transitions of the same kind on the same resource', async () => {

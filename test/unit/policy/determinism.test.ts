@@ -108,7 +108,7 @@ describe('determinism: same input and same policy digest → the same decision',
         if (policy === DEFAULT.policy) expect(first.autonomy).not.toBe('auto');
       }
     }
-  });
+  }, 60_000); // 4,000 classifications: CPU-bound, slower on a loaded 2-core machine
 
   it('holds for a policy written with its keys shuffled (same digest, same decisions)', () => {
     const random = prng(11);

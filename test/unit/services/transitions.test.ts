@@ -2,7 +2,7 @@ import neo4j from 'neo4j-driver';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { noneAttribution } from '../../../src/model/index.js';
-import { createTransitionBus } from '../../../src/pipeline/bus.js';
+import { createFeedBus } from '../../../src/pipeline/bus.js';
 import type { ServiceDeps } from '../../../src/services/deps.js';
 import type { Principal } from '../../../src/services/permissions.js';
 import { narrativeInZone } from '../../../src/services/transitions.js';
@@ -17,7 +17,7 @@ const deps: ServiceDeps = {
   log: createLogger('silent'),
   version: 'unit',
   policy: undefined,
-  bus: createTransitionBus(),
+  bus: createFeedBus(),
 };
 afterAll(() => deps.driver.close());
 const agent: Principal = { name: 'unit-agent', role: 'agent' };
