@@ -146,21 +146,28 @@ export async function createRelationship(
     throw badInput('target', `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`);
   const session = driver.session();
   try {
-    return await session.executeWrite(async (tx) => {
-      const kinds = await kindsOf(tx, [edge.fromId, edge.toId]);
-      const from = kinds.get(edge.fromId);
-      const to = kinds.get(edge.toId);
-      if (!from) throw notFound('source', `resource ${edge.fromId}`);
-      if (!to) throw notFound('target', `resource ${edge.toId}`);
-      const refused = refusePair(edge.type, from, to);
-      if (refused) throw badInput('type', refused);
-      const res = await tx.run(mergeCypher(edge.type), { rows: [edgeParams(edge)], now: isoNow(), tag: null });
-      const rec = res.records[0]!;
-      return { relationship: edgeFromRow(rec.get('edge')), created: Boolean(rec.get('created')) };
-    });
+    return await session.executeWrite((tx) => mergeEdgeTx(tx, edge, isoNow()));
   } finally {
     await session.close();
   }
+}
+
+/** One validated edge, merged inside the caller's transaction (both endpoints must exist, the pair be allowed). */
+export async function mergeEdgeTx(
+  tx: ManagedTransaction,
+  edge: EdgeInput,
+  now: string,
+): Promise<{ relationship: EdgeRecord; created: boolean }> {
+  const kinds = await kindsOf(tx, [edge.fromId, edge.toId]);
+  const from = kinds.get(edge.fromId);
+  const to = kinds.get(edge.toId);
+  if (!from) throw notFound('source', `resource ${edge.fromId}`);
+  if (!to) throw notFound('target', `resource ${edge.toId}`);
+  const refused = refusePair(edge.type, from, to);
+  if (refused) throw badInput('type', refused);
+  const res = await tx.run(mergeCypher(edge.type), { rows: [edgeParams(edge)], now, tag: null });
+  const rec = res.records[0]!;
+  return { relationship: edgeFromRow(rec.get('edge')), created: Boolean(rec.get('created')) };
 }
 
 export type Direction = 'OUT' | 'IN' | 'BOTH';

@@ -19,7 +19,9 @@ import {
   ResourceInputSchema,
   type ResourceRecord,
   slugOf,
+  type EdgeRecord,
 } from '../model/index.js';
+import { mergeEdgeTx } from './edges.js';
 import { inBatches, int, isoNow, toPlain } from './statements.js';
 import type { Driver } from 'neo4j-driver';
 
@@ -482,4 +484,104 @@ export async function listMissingResources(
     { routing: 'READ' },
   );
   return records.map((r) => resourceFromProperties(r.get('p')));
+}
+
+/** A resource an agent or operator declares (e.g. a service it discovered), with its placement. */
+export interface DeclaredResourceInput {
+  kind: Kind;
+  name: string;
+  /** What it runs on, by id; declared placement, kept apart from what providers observe. */
+  runsOnId: string | null;
+  /** Descriptive attributes only (the service checks them). */
+  attributes: Attributes;
+  declaredBy: string;
+  evidence: string | null;
+  at: string;
+}
+
+/**
+ * The `manual:` resource already declared for (kind, name, runsOn), if any: declarations are
+ * idempotent on that triple, whatever id they got.
+ */
+export async function findDeclaredResource(
+  driver: Driver,
+  key: { kind: Kind; name: string; runsOnId: string | null },
+): Promise<ResourceRecord | null> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource {name: $name}) WHERE r.kind = $kind AND r.provider = 'manual'
+       AND CASE WHEN $runsOn IS NULL THEN NOT EXISTS { (r)-[:RUNS_ON]->() }
+                ELSE EXISTS { (r)-[:RUNS_ON]->(:Resource {id: $runsOn}) } END
+     RETURN properties(r) AS p ORDER BY r.id LIMIT 1`,
+    { kind: key.kind, name: key.name, runsOn: key.runsOnId },
+    { routing: 'READ' },
+  );
+  return records[0] ? resourceFromProperties(records[0].get('p')) : null;
+}
+
+/**
+ * Creates (or refreshes) a declared `manual:` resource and its declared RUNS_ON edge in one
+ * transaction: provenance `declared`, who declared it and the evidence on the node and the edge.
+ */
+export async function declareManualResource(
+  driver: Driver,
+  id: string,
+  input: DeclaredResourceInput,
+): Promise<{ resource: ResourceRecord; created: boolean; relationship: EdgeRecord | null }> {
+  const label = KIND_LABELS[input.kind];
+  const session = driver.session();
+  try {
+    return await session.executeWrite(async (tx) => {
+      const res = await tx.run(
+        `MERGE (r:Resource {id: $id})
+         ON CREATE SET r:${label}, r.isNew = true, r.kind = $kind, r.provider = 'manual', r.name = $name,
+           r.state = 'unknown', r.lifecycle = 'active', r.provenance = 'declared', r.declaredBy = $by,
+           r.evidence = $evidence, r.firstSeen = datetime($at)
+         SET r += $attrs, r.lastSeen = datetime($at)
+         WITH r, coalesce(r.isNew, false) AS created
+         REMOVE r.isNew
+         RETURN properties(r) AS p, created`,
+        {
+          id,
+          kind: input.kind,
+          name: input.name,
+          by: input.declaredBy,
+          evidence: input.evidence,
+          at: input.at,
+          attrs: attributeProperties(input.attributes),
+        },
+      );
+      const rec = res.records[0]!;
+      const edge = input.runsOnId
+        ? await mergeEdgeTx(
+            tx,
+            {
+              type: 'RUNS_ON',
+              fromId: id,
+              toId: input.runsOnId,
+              provenance: 'declared',
+              source: input.declaredBy,
+              evidence: input.evidence,
+            },
+            input.at,
+          )
+        : null;
+      return {
+        resource: resourceFromProperties(rec.get('p')),
+        created: Boolean(rec.get('created')),
+        relationship: edge?.relationship ?? null,
+      };
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+/** Removes a declared resource and its edges; provider-observed resources are never deleted. */
+export async function removeDeclaredResource(driver: Driver, id: string): Promise<boolean> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource {id: $id}) WHERE r.provider = 'manual'
+     DETACH DELETE r RETURN count(*) AS n`,
+    { id },
+  );
+  return Number(records[0]?.get('n') ?? 0) > 0;
 }

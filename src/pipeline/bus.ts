@@ -53,6 +53,7 @@ export function startFeedTail(
   const intervalMs = options.intervalMs ?? 250;
   const batch = options.batch ?? 1000;
   let stopped = false;
+  let wake: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
   let position: number | null = null;
   const loop = (async () => {
@@ -68,13 +69,20 @@ export function startFeedTail(
       } catch (err) {
         options.onError?.(err);
       }
-      if (!stopped) await new Promise<void>((resolve) => (timer = setTimeout(resolve, intervalMs)));
+      if (!stopped) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, intervalMs);
+        });
+      }
     }
   })();
   return {
     async stop() {
       stopped = true;
+      // Clearing the timer alone would leave the sleep pending forever; end it.
       if (timer) clearTimeout(timer);
+      wake?.();
       await loop;
     },
   };
