@@ -201,7 +201,8 @@ function build(
     confidence,
     actor: credited.event.actor,
     actorKind: system?.actorKind ?? credited.event.actorKind,
-    requestedBy: r ? r.actor : null,
+    // A request chain that ends at the system (the HA manager migrating on its own) has no user behind it.
+    requestedBy: r && !system ? r.actor : null,
     executor: r ? e.actor : null,
     executorKind: trail ? trail.chain.executorKind : null,
     systemContext: system?.context ?? null,
