@@ -2,7 +2,7 @@ import type { Attribution, ConsumedEvent, EventRecord, Kind, Transition } from '
 import { noneAttribution } from '../src/model/index.js';
 import { attribute } from './attribute.js';
 import { narrate } from './narrative.js';
-import { TRANSITION_TABLE } from './transition-table.js';
+import { expectedEventTypes, TRANSITION_TABLE } from './transition-table.js';
 import { DEFAULT_ATTRIBUTE_OPTIONS, type TransitionTable } from './types.js';
 import { DEFAULT_MAX_TASK_SECONDS } from './window.js';
 
@@ -15,6 +15,8 @@ export interface CorrelatorSettings {
   requestChainSeconds: number;
   /** Longest finished task whose interval is still fetched (see correlator/window.ts). */
   maxTaskSeconds: number;
+  /** Longest interval since the previous observation the ladder measures from (see window.ts). */
+  maxChangeIntervalSeconds: number;
   emitLow: boolean;
   table: TransitionTable;
 }
@@ -25,6 +27,7 @@ export const DEFAULT_CORRELATOR_SETTINGS: Readonly<CorrelatorSettings> = {
   clockSkewSeconds: DEFAULT_ATTRIBUTE_OPTIONS.clockSkewSeconds,
   requestChainSeconds: DEFAULT_ATTRIBUTE_OPTIONS.requestChainSeconds,
   maxTaskSeconds: DEFAULT_MAX_TASK_SECONDS,
+  maxChangeIntervalSeconds: DEFAULT_ATTRIBUTE_OPTIONS.maxChangeIntervalSeconds,
   emitLow: DEFAULT_ATTRIBUTE_OPTIONS.emitLow,
   table: TRANSITION_TABLE,
 };
@@ -37,8 +40,14 @@ export interface ExplainInput {
   host: { hostId: string; node: string } | null;
   /** Events on this resource in the candidate window (or still running). */
   candidates: readonly EventRecord[];
-  /** Events on its host and resource-less ones on its node: provider-level activity, for `low`. */
+  /**
+   * Events on its host and resource-less ones on its node (read when {@link needsHostActivity}):
+   * the host's own failure (vCenter) explains a guest going unreachable, a node's start-up or
+   * shutdown tells who ran a guest's root@pam task; anything else there is provider-level, for `low`.
+   */
   hostActivity: readonly EventRecord[];
+  /** The resource is under Proxmox HA (its `ha_managed` attribute); absent = not known to be. */
+  haManaged?: boolean | null;
   /** Events earlier transitions of this resource already used. */
   consumed: readonly ConsumedEvent[];
 }
@@ -54,20 +63,42 @@ export interface Explanation {
 }
 
 /**
- * Explains one transition from what the graph holds: pure, no I/O. Provider-level activity counts
- * only with `emitLow`. Events that earlier transitions consumed are passed on, so one task does not
- * explain two transitions of the same kind on the same resource.
+ * Whether explaining `transition` needs the activity of the host it runs on: always for `low`;
+ * otherwise when the table expects a host-level (`host_*`: the host's failure makes its guests
+ * unreachable) or node-wide (`bulk_*`: the node's start-up or shutdown ran the guest's task) event
+ * for the change. The pipeline sets `withHostActivity` from this, per change.
+ */
+export function needsHostActivity(
+  transition: Pick<Transition, 'kind' | 'from' | 'to'>,
+  settings: Partial<Pick<CorrelatorSettings, 'emitLow' | 'table'>> = {},
+): boolean {
+  if (settings.emitLow ?? DEFAULT_CORRELATOR_SETTINGS.emitLow) return true;
+  const table = settings.table ?? DEFAULT_CORRELATOR_SETTINGS.table;
+  return [...expectedEventTypes(table, transition.kind, transition.from, transition.to)].some(
+    (t) => t.startsWith('host_') || t.startsWith('bulk_'),
+  );
+}
+
+/**
+ * Explains one transition from what the graph holds: pure, no I/O. The host's activity is
+ * considered whenever the graph read it: a host-level event the table expects is a cause (the
+ * host's failure), a node-wide start-up or shutdown names the system as actor, and anything else
+ * there counts only with `emitLow`. Events that earlier transitions consumed are passed on, so
+ * one task does not explain two transitions of the same kind on the same resource.
  */
 export function explain(input: ExplainInput, settings: Partial<CorrelatorSettings> = {}): Explanation {
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...settings };
   const t: Transition = { ...input.transition, hostId: input.transition.hostId ?? input.host?.hostId ?? null };
-  const candidates = s.emitLow && t.hostId ? [...input.candidates, ...input.hostActivity] : [...input.candidates];
+  const candidates = t.hostId ? [...input.candidates, ...input.hostActivity] : [...input.candidates];
   const attribution = attribute(t, candidates, s.table, {
     highWindowSeconds: s.highWindowSeconds,
     lookbackSeconds: s.lookbackSeconds,
     clockSkewSeconds: s.clockSkewSeconds,
     requestChainSeconds: s.requestChainSeconds,
+    maxChangeIntervalSeconds: s.maxChangeIntervalSeconds,
     emitLow: s.emitLow,
+    hostCauses: true,
+    haManaged: input.haManaged === true,
     consumed: input.consumed,
   });
   const told = narrate({ id: t.resourceId, kind: t.kind, name: input.resourceName }, t, attribution);

@@ -1,14 +1,18 @@
 export * from './types.js';
-export { TRANSITION_TABLE, expectedEventTypes } from './transition-table.js';
+export { TRANSITION_TABLE, expectedEventTypes, causeRanks, OUTCOME_RANK, MIDWAY_RANK } from './transition-table.js';
 export { attribute, consumedBy } from './attribute.js';
 export { narrate, type NarrativeOptions, type NarrativeResource, type NarrativeResult } from './narrative.js';
 export {
   REQUEST_CHAINS,
   PROXMOX_SERVICE_USER,
+  MAX_REQUEST_DEPTH,
   findRequest,
+  followRequests,
   type RequestChain,
   type RequestMatch,
+  type RequestTrail,
 } from './request-chains.js';
+export { HA_EXECUTED, NODE_BULK_CONTEXTS, systemActorFor, type BulkContext, type SystemActor } from './actors.js';
 export { describeEvent, whenPhrase } from './describe.js';
 export { placeEvent, toMillis, type PlacedEvent } from './timing.js';
 export {
@@ -21,6 +25,7 @@ export {
 export { stateAt, type StateAtAnswer, type StateAtBasis, type HistoryTransition } from './state-at.js';
 export {
   explain,
+  needsHostActivity,
   unexplained,
   DEFAULT_CORRELATOR_SETTINGS,
   type CorrelatorSettings,

@@ -87,28 +87,57 @@ function verbFor(from: string, to: string): string {
   return verbs[to] ?? 'Changed';
 }
 
-function actorPhrase(a: Pick<Attribution, 'actor' | 'actorKind'>): string {
+/**
+ * Who, in words: the credited account, or the system with what it was doing ("the system (HA
+ * manager)", "the system (node start-up: startall)") — root@pam running the node's own tasks is
+ * not named as if it were a person.
+ */
+function actorPhrase(
+  a: Pick<Attribution, 'actor' | 'actorKind'> & { systemContext?: Attribution['systemContext'] },
+): string {
+  if (a.systemContext) return `the system (${a.systemContext.label})`;
   if (a.actor) return a.actor;
   return a.actorKind === 'ha_manager' ? 'the HA manager' : 'the system (no user recorded)';
 }
 
-/** "; requested by bob@pve via an HA request — task hastop (…)" when a request chain was found. */
-function requestPhrase(a: Attribution, c: Clock): string {
-  const request = a.events.find((e) => e.role === 'request');
-  if (!request) return '';
-  const label = REQUEST_CHAINS.find((ch) => ch.request === request.type)?.label ?? 'a request';
-  return `; requested by ${actorPhrase(request)} via ${label} — ${eventPhrase(request, c)}`;
+/** The request credited (the last of the chain) and the requests between it and the cause, nearest first. */
+function requestsOf(a: Attribution): { credited: AttributionEvent | null; between: AttributionEvent[] } {
+  const requests = a.events.filter((e) => e.role === 'request');
+  return { credited: requests[requests.length - 1] ?? null, between: requests.slice(0, -1) };
 }
 
-/** "Stopped by alice@pve via an HA request — task hastop (…); executed by the HA manager as root@pam — task qmshutdown (…)". */
-function causePhrase(verb: string, a: Attribution, c: Clock): string {
+function chainOf(request: AttributionEvent) {
+  return REQUEST_CHAINS.find((ch) => ch.request === request.type && ch.provider === request.provider);
+}
+
+/** "; requested by bob@pve via an HA request — task hastop (…)" when a request chain was found. */
+function requestPhrase(a: Attribution, c: Clock): string {
+  const { credited } = requestsOf(a);
+  if (!credited) return '';
+  const label = chainOf(credited)?.label ?? 'a request';
+  return `; requested by ${actorPhrase(a)} via ${label} — ${eventPhrase(credited, c)}`;
+}
+
+/** The cause's host, when the cause is an event on the host the resource ran on rather than on the resource. */
+function hostOf(resourceKind: string, cause: AttributionEvent): string | null {
+  return resourceKind !== 'host' && cause.type.startsWith('host_') ? (cause.node ?? 'unnamed') : null;
+}
+
+/**
+ * "Stopped by alice@pve via an HA request — task hastop (…); executed by the HA manager as
+ * root@pam — task qmshutdown (…)"; a longer chain lists its tasks in order ("— task qmigrate (…),
+ * then task qmresume (…)").
+ */
+function causePhrase(verb: string, a: Attribution, c: Clock, resourceKind: string): string {
   const cause = a.events.find((e) => e.role === 'cause')!;
-  const request = a.events.find((e) => e.role === 'request');
-  if (!request) return `${verb} by ${actorPhrase(a)} — ${eventPhrase(cause, c)}`;
-  const label = REQUEST_CHAINS.find((ch) => ch.request === request.type)?.label ?? 'a request';
-  const executor =
-    a.executorKind === 'ha_manager' ? 'the HA manager' : a.executorKind === 'system' ? 'Proxmox' : 'the system';
-  return `${verb} by ${actorPhrase(a)} via ${label} — ${eventPhrase(request, c)}; executed by ${executor} as ${a.executor ?? 'an unnamed user'} — ${eventPhrase(cause, c)}`;
+  const { credited, between } = requestsOf(a);
+  const host = hostOf(resourceKind, cause);
+  const where = host ? `on its host ${host}, ` : '';
+  if (!credited) return `${verb} by ${actorPhrase(a)} — ${where}${eventPhrase(cause, c)}`;
+  const chain = chainOf(credited);
+  const executor = chain?.executorName ?? (a.executorKind === 'ha_manager' ? 'the HA manager' : 'the system');
+  const steps = [...[...between].reverse(), cause].map((e) => eventPhrase(e, c)).join(', then ');
+  return `${verb} by ${actorPhrase(a)} via ${chain?.label ?? 'a request'} — ${eventPhrase(credited, c)}; executed by ${executor}${a.executor ? ` as ${a.executor}` : ''} — ${steps}`;
 }
 
 /**
@@ -125,7 +154,10 @@ export function narrate(
   const clock = clockFor(zone, transition.observedAt);
   if (typeof clock === 'string') return { ok: false, reason: clock };
   const who = resource.name ? `${resource.kind} ${resource.name} (${resource.id})` : `${resource.kind} ${resource.id}`;
-  const head = `${who} went ${transition.from} → ${transition.to} at ${clock.full(transition.observedAt)} ${clock.label}.`;
+  const previous = attribution.previousObservedAt
+    ? ` (it was ${transition.from} at the previous observation, ${clock.short(attribution.previousObservedAt)} ${clock.label})`
+    : '';
+  const head = `${who} went ${transition.from} → ${transition.to} at ${clock.full(transition.observedAt)} ${clock.label}${previous}.`;
   const cause = attribution.events.find((e) => e.role === 'cause');
   if (attribution.confidence === 'none' || !cause) {
     const why =
@@ -137,15 +169,20 @@ export function narrate(
   const noun = recordNoun(cause.provider);
   const when = whenPhrase(attribution.deltaSeconds ?? 0, cause.statusClass === 'running');
   let body: string;
+  const onHost = hostOf(resource.kind, cause) ? ' on the host it ran on' : '';
   if (attribution.confidence === 'high') {
-    body = `${causePhrase(verbFor(transition.from, transition.to), attribution, clock)}. Confidence high: expected ${noun} type, ${when}.`;
+    const verb = cause.type === 'vm_restarted_by_ha' ? 'Restarted' : verbFor(transition.from, transition.to);
+    body = `${causePhrase(verb, attribution, clock, resource.kind)}. Confidence high: expected ${noun} type${onHost}, ${when}.`;
   } else if (attribution.confidence === 'medium') {
     const why = !attribution.expectedType
       ? `unexpected ${noun} type for ${transition.from} → ${transition.to}`
       : cause.statusClass === 'ok' || cause.statusClass === 'warning' || cause.statusClass === 'running'
         ? `expected ${noun} type, but outside the high-confidence window`
         : `${noun} of the expected type that did not succeed`;
-    body = `Possibly related: ${eventPhrase(cause, clock, actorPhrase(cause))}${requestPhrase(attribution, clock)}. Confidence medium: ${why}, ${when}; the cause is not established.`;
+    const by =
+      attribution.systemContext && !requestsOf(attribution).credited ? actorPhrase(attribution) : actorPhrase(cause);
+    const host = hostOf(resource.kind, cause);
+    body = `Possibly related: ${host ? `on its host ${host}, ` : ''}${eventPhrase(cause, clock, by)}${requestPhrase(attribution, clock)}. Confidence medium: ${why}, ${when}; the cause is not established.`;
   } else {
     const by = `${actorPhrase(cause)}${cause.node ? ` on ${cause.node}` : ''}`;
     body = `Provider-level activity nearby: ${eventPhrase(cause, clock, by)}. Confidence low: nothing on this resource itself, ${when}; the cause is not established.`;

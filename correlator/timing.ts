@@ -9,8 +9,10 @@ export function toMillis(iso: string | null | undefined): number | null {
 }
 
 /**
- * An event placed against one observation. The interval is [start, end]: a running task extends
- * past the observation; a finished task with no reported end counts as the instant it started.
+ * An event placed against one observation and the interval the change lies in. The event's
+ * interval is [start, end]: a running task extends past the observation; a finished task with no
+ * reported end counts as the instant it started. The change lies in [changeFrom, observed]: the
+ * previous observation saw the old state (without one, changeFrom = observed).
  */
 export interface PlacedEvent {
   event: EventRecord;
@@ -18,14 +20,26 @@ export interface PlacedEvent {
   endMs: number;
   /** Signed seconds from the interval to the observation: >0 ended before, 0 spans it, <0 starts after. */
   deltaSeconds: number;
-  /** Distance in seconds after the clock-skew tolerance is granted (never negative). */
+  /**
+   * Seconds between the event's interval and the change's interval after the clock-skew tolerance
+   * is granted (never negative): 0 when they overlap. The ladder's windows compare this.
+   */
   skewedGapSeconds: number;
   /** Started no later than the observation, give or take the skew: a cause precedes its effect. */
   startsInTime: boolean;
 }
 
-/** Places an event relative to `observedMs`; null when its times do not parse. */
-export function placeEvent(event: EventRecord, observedMs: number, clockSkewSeconds: number): PlacedEvent | null {
+/**
+ * Places an event relative to `observedMs` and the change interval starting at `changeFromMs`
+ * (default: the observation itself, the interval of a single instant); null when its times do
+ * not parse.
+ */
+export function placeEvent(
+  event: EventRecord,
+  observedMs: number,
+  clockSkewSeconds: number,
+  changeFromMs: number = observedMs,
+): PlacedEvent | null {
   const startMs = toMillis(event.startedAt);
   if (startMs === null) return null;
   const ended = toMillis(event.endedAt);
@@ -35,26 +49,30 @@ export function placeEvent(event: EventRecord, observedMs: number, clockSkewSeco
   let deltaMs = 0;
   if (endMs < observedMs) deltaMs = observedMs - endMs;
   else if (startMs > observedMs) deltaMs = -(startMs - observedMs);
+  const from = Math.min(changeFromMs, observedMs);
+  const gapMs = endMs < from ? from - endMs : startMs > observedMs ? startMs - observedMs : 0;
   return {
     event,
     startMs,
     endMs,
     deltaSeconds: deltaMs / 1000,
-    skewedGapSeconds: Math.max(0, Math.abs(deltaMs) - skewMs) / 1000,
+    skewedGapSeconds: Math.max(0, gapMs - skewMs) / 1000,
     startsInTime: startMs - skewMs <= observedMs,
   };
 }
 
 /**
- * Orders candidates: the expected type first (when asked), then the nearest in time, then the one
- * that started last (the most recent action), then by id so the answer is deterministic.
+ * Orders candidates: the best rank first (when ranks are given: an event whose outcome is the
+ * change, then one the change is seen half-way through, then the rest), then the nearest in time,
+ * then the one that started last (the most recent action), then by id so the answer is deterministic.
  */
-export function compareCandidates(expected: ReadonlySet<string> | null) {
+export function compareCandidates(ranks: ReadonlyMap<string, number> | null) {
+  const rankOf = (p: PlacedEvent) => ranks?.get(p.event.type) ?? Number.MAX_SAFE_INTEGER;
   return (a: PlacedEvent, b: PlacedEvent): number => {
-    if (expected) {
-      const ea = expected.has(a.event.type) ? 0 : 1;
-      const eb = expected.has(b.event.type) ? 0 : 1;
-      if (ea !== eb) return ea - eb;
+    if (ranks) {
+      const ra = rankOf(a);
+      const rb = rankOf(b);
+      if (ra !== rb) return ra - rb;
     }
     const da = Math.abs(a.deltaSeconds);
     const db = Math.abs(b.deltaSeconds);

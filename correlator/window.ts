@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DEFAULT_ATTRIBUTE_OPTIONS } from './types.js';
+import { DEFAULT_ATTRIBUTE_OPTIONS, DEFAULT_MAX_CHANGE_INTERVAL_SECONDS } from './types.js';
 
 /** How far around an observation the runner fetches candidate events; all in seconds. */
 export interface CandidateWindowOptions {
@@ -11,6 +11,12 @@ export interface CandidateWindowOptions {
    * takes minutes). Running tasks are fetched separately, whatever their start.
    */
   maxTaskSeconds: number;
+  /**
+   * The longest interval since the previous observation that is fetched (default one hour,
+   * {@link DEFAULT_MAX_CHANGE_INTERVAL_SECONDS}): a poller that was down for a day does not fetch
+   * the day; the ladder cuts the interval the same way (AttributeOptions.maxChangeIntervalSeconds).
+   */
+  maxChangeIntervalSeconds?: number;
 }
 
 /** One hour covers shutdown timeouts and ordinary live migrations; longer tasks that finished are not fetched. */
@@ -30,18 +36,29 @@ export interface StartWindow {
 
 /**
  * The range of task **start** times that can matter for an observation at `observedAt`:
- * [observedAt − lookback − maxTask − skew, observedAt + skew]. Filtering on the start keeps the
- * look-up on the (resourceId, startedAt) index; the pure core then places each task's whole
- * interval. A cause cannot start after its effect, except for clock skew between nodes.
- * Returns null when `observedAt` is not an ISO-8601 time.
+ * [changeFrom − lookback − maxTask − skew, observedAt + skew], where changeFrom is the previous
+ * observation (`previousObservedAt`: the change happened after it), at most
+ * `maxChangeIntervalSeconds` (1 h) before `observedAt`, or `observedAt` itself without one. Filtering
+ * on the start keeps the look-up on the (resourceId, startedAt) index; the pure core then places
+ * each task's whole interval. A cause cannot start after its effect, except for clock skew between
+ * nodes. Returns null when `observedAt` is not an ISO-8601 time; an unusable `previousObservedAt`
+ * (unparseable, or not before `observedAt`) is ignored, as the ladder ignores it.
  */
-export function candidateWindow(observedAt: string, options: Partial<CandidateWindowOptions> = {}): StartWindow | null {
+export function candidateWindow(
+  observedAt: string,
+  options: Partial<CandidateWindowOptions> = {},
+  previousObservedAt: string | null = null,
+): StartWindow | null {
   const o = { ...DEFAULT_CANDIDATE_WINDOW, ...options };
   const at = DateTime.fromISO(observedAt, { setZone: true });
   if (!at.isValid) return null;
   const utc = at.toUTC();
+  const previous = previousObservedAt ? DateTime.fromISO(previousObservedAt, { setZone: true }) : null;
+  const maxInterval = o.maxChangeIntervalSeconds ?? DEFAULT_MAX_CHANGE_INTERVAL_SECONDS;
+  const intervalSeconds =
+    previous?.isValid && previous < at ? Math.min(maxInterval, utc.diff(previous, 'seconds').seconds) : 0;
   return {
-    from: utc.minus({ seconds: o.lookbackSeconds + o.maxTaskSeconds + o.clockSkewSeconds }).toISO()!,
+    from: utc.minus({ seconds: intervalSeconds + o.lookbackSeconds + o.maxTaskSeconds + o.clockSkewSeconds }).toISO()!,
     to: utc.plus({ seconds: o.clockSkewSeconds }).toISO()!,
   };
 }

@@ -350,7 +350,7 @@ export interface CorrelationQuery {
   /** Start-time range of the candidate events (correlator/window.ts). */
   from: string;
   to: string;
-  /** Also read provider-level activity on the host it runs on (for `low`). */
+  /** Also read the activity of the host it runs on (correlator needsHostActivity: low, host failures, node start-up). */
   withHostActivity: boolean;
 }
 
@@ -364,6 +364,8 @@ export interface CorrelationContext {
   candidates: StoredEventRecord[];
   /** Events on the host itself and resource-less events on its node (only with `withHostActivity`). */
   hostActivity: StoredEventRecord[];
+  /** The resource is under Proxmox HA: its `ha_managed` attribute, or an HA state reported for it. */
+  haManaged: boolean;
   /** Events transitions of this resource observed in [from, observedAt) already used. */
   consumed: ConsumedEvent[];
 }
@@ -400,6 +402,7 @@ export async function correlationContexts(
        } | properties(e)] AS hostActivity
      }
      RETURN i, r.name AS name, hostId, node,
+       coalesce(r.\`attr.ha_managed\`, r.\`attr.hastate\` IS NOT NULL, false) AS haManaged,
        EXISTS { MATCH (t:Transition {id: row.tid}) } AS exists,
        [e IN COLLECT { ${candidateEventBranches('row.rid', 'row.from', 'row.to')} } | properties(e)] AS candidates,
        coalesce(hostActivity, []) AS hostActivity,
@@ -427,6 +430,7 @@ export async function correlationContexts(
     return {
       exists: Boolean(r.get('exists')),
       resourceName: (r.get('name') as string | null) ?? null,
+      haManaged: r.get('haManaged') === true,
       host: hostId ? { hostId, node: String(r.get('node')) } : null,
       candidates: (r.get('candidates') as unknown[]).map(eventFromProperties).sort(byStart),
       hostActivity: (r.get('hostActivity') as unknown[]).map(eventFromProperties).sort(byStart),

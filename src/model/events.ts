@@ -53,6 +53,7 @@ export const EVENT_TYPES = [
   'host_disconnect',
   'host_connection_lost',
   'host_shutdown',
+  'host_failure',
   'node_service_reload',
   'node_apt_update',
   'other',
@@ -75,7 +76,10 @@ export type StatusClass = z.infer<typeof StatusClassSchema>;
 /**
  * Who stands behind an event. `ha_manager` executes on behalf of a requester; `system` is a
  * provider acting on its own (vCenter events with an empty userName: DRS, guest-initiated).
- * root@pam is `human` at ingest: the CLI and the web UI look the same in the task lists.
+ * root@pam is `human` at ingest: the CLI and the web UI look the same in the task lists. The one
+ * exception the task type alone decides: `startall`/`stopall` run as root@pam are the node's own
+ * start-up and shutdown (pve-guests.service), so `system`. Whether a root@pam guest task was the HA
+ * manager's or part of such a bulk action needs the other tasks: the correlator decides that.
  */
 export const ACTOR_KINDS = ['human', 'api_token', 'ha_manager', 'system'] as const;
 export const ActorKindSchema = z
@@ -84,6 +88,9 @@ export const ActorKindSchema = z
     'Who stands behind an event: a person, an API token, the HA manager executing a request, or the provider on its own.',
   );
 export type ActorKind = z.infer<typeof ActorKindSchema>;
+
+/** The account Proxmox's own services (HA manager, qmeventd, migration, pve-guests) run tasks as. */
+export const PROXMOX_SERVICE_USER = 'root@pam';
 
 /** How sure an attribution is. `low` is defined but only emitted when asked for. */
 export const ATTRIBUTION_CONFIDENCES = ['high', 'medium', 'low', 'none'] as const;

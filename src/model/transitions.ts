@@ -17,6 +17,12 @@ export interface Transition {
   to: string;
   /** ISO-8601; when the pass saw the new state (the change happened at or before it). */
   observedAt: string;
+  /**
+   * ISO-8601; when the resource was last seen in the old state (its previous `lastSeen`): the
+   * change happened after it. With it the ladder measures from that interval, not from the
+   * observation alone; without it (null/absent), from the observation as before.
+   */
+  previousObservedAt?: string | null;
   observer?: string | null;
   /** The node/host the resource ran on; only used to find provider-level activity for `low`. */
   hostId?: string | null;
@@ -41,6 +47,17 @@ export interface AttributionEvent {
   summary: string;
 }
 
+/**
+ * Why a task run as root@pam (or an event with no user) is credited to the provider itself rather
+ * than a person: what it was doing. The narrative says "by the system (<label>)".
+ */
+export interface SystemContext {
+  /** `HA manager`, `node start-up: startall`, `node shutdown: stopall`, `vSphere HA`. */
+  label: string;
+  /** The node-wide task the cause ran under (startall, stopall), when one was found. */
+  eventId: string | null;
+}
+
 /** The correlator's answer for one transition. Never a guess: `none` says nothing was found. */
 export interface Attribution {
   confidence: AttributionConfidence;
@@ -52,6 +69,9 @@ export interface Attribution {
   /** Who ran the executing task when it was not the credited actor (root@pam for HA). */
   executor: string | null;
   executorKind: ActorKind | null;
+  /** Set when the system is credited (`actorKind: system`, or the HA manager on its own): what it was doing. */
+  systemContext: SystemContext | null;
+  /** `cause` first, then the requests behind it, nearest first: the last one is credited. */
   events: AttributionEvent[];
   /** Seconds from the cause's interval to the observation: >0 before it, 0 during, <0 after (skew). */
   deltaSeconds: number | null;
@@ -60,6 +80,12 @@ export interface Attribution {
   /** Events on this resource in the look-back, including those already consumed. */
   consideredEvents: number;
   lookbackSeconds: number;
+  /**
+   * ISO-8601 UTC; the previous observation, when the transition carried one: the change happened
+   * after it, and the ladder measured from that interval (its last `maxChangeIntervalSeconds` at
+   * most) rather than from the observation alone. Null: measured from the observation.
+   */
+  previousObservedAt: string | null;
   /** One sentence saying why this confidence. */
   reason: string;
 }
@@ -72,7 +98,12 @@ export interface ConsumedEvent {
 }
 
 /** The attribution that says nothing was found (or looked up), and why. */
-export function noneAttribution(opts: { lookbackSeconds: number }, considered: number, reason: string): Attribution {
+export function noneAttribution(
+  opts: { lookbackSeconds: number },
+  considered: number,
+  reason: string,
+  previousObservedAt: string | null = null,
+): Attribution {
   return {
     confidence: 'none',
     actor: null,
@@ -80,11 +111,13 @@ export function noneAttribution(opts: { lookbackSeconds: number }, considered: n
     requestedBy: null,
     executor: null,
     executorKind: null,
+    systemContext: null,
     events: [],
     deltaSeconds: null,
     expectedType: false,
     consideredEvents: considered,
     lookbackSeconds: opts.lookbackSeconds,
+    previousObservedAt,
     reason,
   };
 }

@@ -3,6 +3,7 @@ import {
   candidateWindow,
   DEFAULT_CORRELATOR_SETTINGS,
   explain,
+  needsHostActivity,
   unexplained,
   type CorrelatorSettings,
   type Explanation,
@@ -46,6 +47,8 @@ export interface ObservedChange {
   rawState?: string | null;
   /** The provider's word for the old state, when the observer knew it. */
   rawFrom?: string | null;
+  /** When the resource was last seen in the old state (its previous lastSeen): the change happened after it. */
+  previousObservedAt?: string | null;
 }
 
 export interface CorrelationReport {
@@ -86,14 +89,15 @@ export async function correlateChanges(
   const report: CorrelationReport = { created: [], existing: [], conditions: { opened: [], resolved: [] }, errors: [] };
   if (changes.length === 0) return report;
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
-  const window = candidateWindow(at.observedAt, s);
-  if (!window) throw new Error(`observedAt ${JSON.stringify(at.observedAt)} is not an ISO-8601 time`);
+  if (!candidateWindow(at.observedAt, s))
+    throw new Error(`observedAt ${JSON.stringify(at.observedAt)} is not an ISO-8601 time`);
   const transitions: Transition[] = changes.map((c) => ({
     resourceId: c.id,
     kind: c.kind,
     from: c.from,
     to: c.to,
     observedAt: at.observedAt,
+    previousObservedAt: c.previousObservedAt ?? null,
     observer: at.observer,
   }));
 
@@ -101,14 +105,17 @@ export async function correlateChanges(
   try {
     contexts = await correlationContexts(
       deps.driver,
-      transitions.map((t) => ({
-        transitionId: transitionId(t),
-        resourceId: t.resourceId,
-        observedAt: t.observedAt,
-        from: window.from,
-        to: window.to,
-        withHostActivity: s.emitLow,
-      })),
+      transitions.map((t) => {
+        const window = candidateWindow(t.observedAt, s, t.previousObservedAt)!;
+        return {
+          transitionId: transitionId(t),
+          resourceId: t.resourceId,
+          observedAt: t.observedAt,
+          from: window.from,
+          to: window.to,
+          withHostActivity: needsHostActivity(t, s),
+        };
+      }),
     );
   } catch (err) {
     // Without the read nothing can be explained, but every observed change is still kept.
@@ -222,7 +229,7 @@ export async function explainTransition(
   transition: Transition,
 ): Promise<ExplainedTransition> {
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
-  const window = candidateWindow(transition.observedAt, s);
+  const window = candidateWindow(transition.observedAt, s, transition.previousObservedAt ?? null);
   if (!window) throw new Error(`observedAt ${JSON.stringify(transition.observedAt)} is not an ISO-8601 time`);
   const [ctx] = await correlationContexts(deps.driver, [
     {
@@ -231,7 +238,7 @@ export async function explainTransition(
       observedAt: transition.observedAt,
       from: window.from,
       to: window.to,
-      withHostActivity: s.emitLow,
+      withHostActivity: needsHostActivity(transition, s),
     },
   ]);
   const x = explain({ ...ctx!, transition }, s);

@@ -11,13 +11,23 @@ export interface TaskTypeInfo {
   type: EventType;
   guestKind: GuestKind | null;
   scope: 'guest' | 'node';
+  /**
+   * Set when the node runs this task itself as root@pam: then it is the system's, not a person's
+   * (pve-guests.service runs `startall` at boot and `stopall` at shutdown through pvesh).
+   */
+  runByNode?: 'node start-up' | 'node shutdown';
 }
 
 const qm = (type: EventType): TaskTypeInfo => ({ type, guestKind: 'qemu', scope: 'guest' });
 const vz = (type: EventType): TaskTypeInfo => ({ type, guestKind: 'lxc', scope: 'guest' });
 // HA requests and single-guest backups name a VMID but not whether it is a VM or a container.
 const either = (type: EventType): TaskTypeInfo => ({ type, guestKind: null, scope: 'guest' });
-const node = (type: EventType): TaskTypeInfo => ({ type, guestKind: null, scope: 'node' });
+const node = (type: EventType, runByNode?: TaskTypeInfo['runByNode']): TaskTypeInfo => ({
+  type,
+  guestKind: null,
+  scope: 'node',
+  ...(runByNode ? { runByNode } : {}),
+});
 
 /**
  * Raw Proxmox task type → normalised event type, explicit (PROVIDER_FORMATS.md "task types that
@@ -67,8 +77,10 @@ export const PROXMOX_TASK_TYPES: Readonly<Record<string, TaskTypeInfo>> = {
   // vzdump is node-wide tooling for both guest families; with a VMID in its id it concerns that guest.
   vzdump: either('vm_backup'),
 
-  startall: node('bulk_start'),
-  stopall: node('bulk_stop'),
+  // pve-guests.service: ExecStart `pvesh --nooutput create /nodes/localhost/startall`, ExecStop
+  // `… /stopall`, as root@pam. Nothing in Proxmox runs suspendall/migrateall (or bulk-*) on its own.
+  startall: node('bulk_start', 'node start-up'),
+  stopall: node('bulk_stop', 'node shutdown'),
   suspendall: node('bulk_suspend'),
   migrateall: node('bulk_migrate'),
   'bulk-start': node('bulk_start'),

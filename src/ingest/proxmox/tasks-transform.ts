@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import type { EventRecord, StatusClass } from '../../model/events.js';
+import { type ActorKind, type EventRecord, PROXMOX_SERVICE_USER, type StatusClass } from '../../model/events.js';
 import { taskTypeInfo, type GuestKind } from './task-types.js';
 import { parseUpid, type Upid } from './upid.js';
 
@@ -108,6 +108,14 @@ export function transformProxmoxTask(input: unknown, options: TaskTransformOptio
   const guestKind =
     info.scope === 'guest' && vmid ? (info.guestKind ?? options.guestKindOf?.(vmid, upid.node) ?? null) : null;
   const { statusClass, statusText, endedAt } = outcome(task);
+  // root@pam stays `human` here (the CLI and the web UI look the same); HA crediting and a guest
+  // task's part in a node start-up are the correlator's job, with the other tasks in view. Only the
+  // node's own start-up/shutdown bulk task is known from its type: pve-guests.service runs it as root@pam.
+  const actorKind: ActorKind = upid.tokenId
+    ? 'api_token'
+    : info.runByNode && upid.user === PROXMOX_SERVICE_USER
+      ? 'system'
+      : 'human';
   return {
     ok: true,
     event: {
@@ -122,8 +130,7 @@ export function transformProxmoxTask(input: unknown, options: TaskTransformOptio
       type: info.type,
       rawType: upid.type,
       actor: upid.user,
-      // root@pam stays `human` here: HA crediting is the correlator's job, with both tasks in view.
-      actorKind: upid.tokenId ? 'api_token' : 'human',
+      actorKind,
       tokenId: upid.tokenId,
       startedAt: iso(task.starttime ?? upid.starttime),
       endedAt,

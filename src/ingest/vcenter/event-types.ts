@@ -9,6 +9,8 @@ export interface VcenterEventTypeInfo {
   subject: 'vm' | 'host';
   /** Failure events are stored with status class `error`. */
   failure?: true;
+  /** The event argument naming the host when it is not `host` (DasHostFailedEvent: `failedHost`). */
+  hostArgument?: string;
 }
 
 const vm = (type: EventType): VcenterEventTypeInfo => ({ type, subject: 'vm' });
@@ -49,6 +51,8 @@ export const VCENTER_EVENT_TYPES: Readonly<Record<string, VcenterEventTypeInfo>>
   HostConnectionLostEvent: host('host_connection_lost'),
   HostDisconnectedEvent: host('host_disconnect'),
   HostShutdownEvent: host('host_shutdown'),
+  // vSphere HA declared the host failed (a ClusterEvent: the host is in `failedHost`, `host` is unset).
+  DasHostFailedEvent: { ...host('host_failure'), hostArgument: 'failedHost' },
 };
 
 /**

@@ -51,9 +51,19 @@ function resourceOf(server: string, ref: MoRef | null): { id: string; kind: Kind
   return ref && known ? { id: `vcenter:${server}/${known.segment}/${ref.value}`, kind: known.kind } : null;
 }
 
+/** The event's host argument: `host`, or the class's own (`failedHost`) when it names the host elsewhere. */
+function hostArgumentOf(event: JsonObject, name: string | undefined) {
+  return (name ? eventArgument(event, name, 'host') : null) ?? eventArgument(event, 'host');
+}
+
 /** The resource an event concerns: its host for host events, else its VM, an EventEx object, or a task's entity. */
-function subjectOf(server: string, event: JsonObject, hostEvent: boolean): { id: string; kind: Kind } | null {
-  const host = resourceOf(server, eventArgument(event, 'host')?.ref ?? null);
+function subjectOf(
+  server: string,
+  event: JsonObject,
+  hostEvent: boolean,
+  hostArgument?: string,
+): { id: string; kind: Kind } | null {
+  const host = resourceOf(server, hostArgumentOf(event, hostArgument)?.ref ?? null);
   if (hostEvent) return host;
   const vm = resourceOf(server, eventArgument(event, 'vm')?.ref ?? null);
   if (vm) return vm;
@@ -109,8 +119,8 @@ export function transformVcenterEvent(input: unknown, options: VcenterEventOptio
       : className;
   const info = vcenterEventTypeInfo(rawType);
   const isHostEvent = info ? info.subject === 'host' : /^Host/.test(rawType);
-  const subject = subjectOf(options.server, event, isHostEvent);
-  const host = eventArgument(event, 'host');
+  const subject = subjectOf(options.server, event, isHostEvent, info?.hostArgument);
+  const host = hostArgumentOf(event, info?.hostArgument);
   const user = stringField(event, 'userName');
   const type = info?.type ?? 'other';
   const actorKind: ActorKind = user ? 'human' : type === 'vm_restarted_by_ha' ? 'ha_manager' : 'system';

@@ -10,6 +10,8 @@ import { correlateChanges, explainTransition, type ObservedChange } from '../../
 import type { CorrelatorSettings } from '../../../correlator/index.js';
 import type { SuppressionMode } from '../../../src/policy/policy-document.js';
 import type { Transition, TransitionRecord } from '../../../src/model/index.js';
+import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
+import { readFixture } from '../../support/fixtures.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, useEventCleanup } from '../../support/proxmox-tasks.js';
 
@@ -255,5 +257,138 @@ describe('explainTransition', () => {
     expect(x.attribution).toMatchObject({ confidence: 'medium', expectedType: false });
     expect(x.narrative).toMatch(/Confidence medium: unexpected task type for running → stopped/);
     expect((await listTransitions(driver, { resourceId: vmId('105') })).nodes).toEqual([]);
+  });
+});
+
+describe('the sharper ladder through the one graph read', () => {
+  const server = `vc-${scope}`;
+  const vcVm = `vcenter:${server}/vm/vm-101`;
+  const vcHost = `vcenter:${server}/host/host-21`;
+
+  it('a VM goes unreachable when vCenter loses its host: the host event is read without emitLow and is high', async () => {
+    await upsertResources(driver, [
+      { id: vcVm, kind: 'vm', provider: 'vcenter', name: `web-01-${scope}`, state: 'running', rawState: 'poweredOn' },
+      { id: vcHost, kind: 'host', provider: 'vcenter', name: 'esx1.lan', state: 'online', rawState: 'connected' },
+    ]);
+    await upsertEdges(driver, [
+      { type: 'RUNS_ON', fromId: vcVm, toId: vcHost, provenance: 'observed', source: `vcenter:${server}` },
+    ]);
+    const doc = readFixture('vcenter/sequences/host-failure-ha-restart.json') as { events: unknown[] };
+    const lost = transformVcenterEvent(doc.events[0], { server });
+    if (!lost.ok) throw new Error(lost.reason);
+    await upsertEvents(driver, [lost.event]);
+    const r = await correlate(
+      [{ id: vcVm, kind: 'vm', from: 'running', to: 'unreachable', rawState: 'notResponding' }],
+      {
+        observedAt: at(0),
+        observer: 'test-poll',
+        suppression: 'shadow',
+      },
+    );
+    expect(r.errors).toEqual([]);
+    expect(r.created[0]!).toMatchObject({
+      hostId: vcHost,
+      attribution: {
+        confidence: 'high',
+        actor: null,
+        actorKind: 'system',
+        events: [expect.objectContaining({ id: lost.event.id })],
+      },
+      decision: { decision: 'open_incident' },
+    });
+    expect(r.created[0]!.narrative).toContain(
+      'Made unreachable by the system (no user recorded) — on its host esx1.lan, event HostConnectionLostEvent',
+    );
+  });
+
+  it('an HA-managed guest started by root@pam with no request: the HA manager on its own, never suppressed', async () => {
+    await upsertResources(driver, [
+      {
+        id: vmId('120'),
+        kind: 'vm',
+        provider: 'proxmox',
+        name: `ha-${scope}`,
+        state: 'stopped',
+        rawState: 'stopped',
+        attributes: { ha_managed: true, hastate: 'started' },
+      },
+    ]);
+    const start = taskEvent(cluster, {
+      node: 'pve2',
+      type: 'qmstart',
+      id: '120',
+      user: 'root@pam',
+      start: at(-15),
+      end: at(-13),
+    });
+    await upsertEvents(driver, [start]);
+    const t = { resourceId: vmId('120'), kind: 'vm' as const, from: 'stopped', to: 'running', observedAt: at(0) };
+    const x = await explainTransition({ driver, suppression: 'on' }, t);
+    expect(x.attribution).toMatchObject({
+      confidence: 'high',
+      actor: 'root@pam',
+      actorKind: 'system',
+      systemContext: { label: 'HA manager', eventId: null },
+    });
+    expect(x.narrative).toContain(`Started by the system (HA manager) — task qmstart (${start.id})`);
+    expect(x.decision.decision).toBe('open_incident');
+  });
+
+  it("a guest started inside its node's startall: the system, read without emitLow", async () => {
+    await vm('121', 'stopped');
+    const host = `proxmox:${cluster}/node/pve8`;
+    await upsertResources(driver, [{ id: host, kind: 'host', provider: 'proxmox', name: 'pve8', state: 'online' }]);
+    await upsertEdges(driver, [
+      { type: 'RUNS_ON', fromId: vmId('121'), toId: host, provenance: 'observed', source: `proxmox:${cluster}` },
+    ]);
+    const all = taskEvent(cluster, {
+      node: 'pve8',
+      type: 'startall',
+      id: '',
+      user: 'root@pam',
+      start: at(-40),
+      end: null,
+    });
+    const start = taskEvent(cluster, {
+      node: 'pve8',
+      type: 'qmstart',
+      id: '121',
+      user: 'root@pam',
+      start: at(-20),
+      end: at(-18),
+    });
+    await upsertEvents(driver, [all, start]);
+    const x = await explainStored({
+      resourceId: vmId('121'),
+      kind: 'vm',
+      from: 'stopped',
+      to: 'running',
+      observedAt: at(0),
+    });
+    expect(x.attribution).toMatchObject({
+      confidence: 'high',
+      actorKind: 'system',
+      systemContext: { label: 'node start-up: startall', eventId: all.id },
+      events: [expect.objectContaining({ id: start.id, role: 'cause' })],
+    });
+    expect(x.narrative).toContain('Started by the system (node start-up: startall) — task qmstart');
+  });
+
+  it('the previous observation widens the window: a stop 4 minutes before, after it, is high', async () => {
+    await vm('122', 'running');
+    const stop = taskEvent(cluster, {
+      node: 'pve1',
+      type: 'qmstop',
+      id: '122',
+      user: 'alice@pve',
+      start: at(-240),
+      end: at(-239),
+    });
+    await upsertEvents(driver, [stop]);
+    const t = { resourceId: vmId('122'), kind: 'vm' as const, from: 'running', to: 'stopped', observedAt: at(0) };
+    expect((await explainStored(t)).attribution.confidence).toBe('medium');
+    const x = await explainStored({ ...t, previousObservedAt: at(-300) });
+    expect(x.attribution).toMatchObject({ confidence: 'high', actor: 'alice@pve', previousObservedAt: at(-300) });
+    expect(x.narrative).toContain('(it was running at the previous observation, 02:03:31 UTC)');
   });
 });

@@ -22,6 +22,8 @@ export interface TaskSpec {
   node?: string;
   status?: string;
   cluster?: string;
+  /** The family of a VMID the type does not name (hastart, hamigrate, vzdump): default qemu. */
+  guestKind?: 'qemu' | 'lxc';
 }
 
 const hex8 = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');
@@ -38,12 +40,13 @@ export function task(spec: TaskSpec): EventRecord {
     node = 'pve1',
     status = 'OK',
     cluster = 'lab',
+    guestKind = 'qemu',
   } = spec;
   const startSec = DateTime.fromISO(at(start)).toSeconds();
   const upid = `UPID:${node}:${hex8(nextPid++)}:0123ABCD:${hex8(startSec)}:${type}:${vmid}:${user}:`;
   const entry =
     end === null ? { upid, status: 'RUNNING' } : { upid, status, endtime: DateTime.fromISO(at(end)).toSeconds() };
-  const r = transformProxmoxTask(entry, { cluster, guestKindOf: () => 'qemu' });
+  const r = transformProxmoxTask(entry, { cluster, guestKindOf: () => guestKind });
   if (!r.ok) throw new Error(`test task does not transform: ${r.reason}`);
   return r.event;
 }
@@ -74,4 +77,29 @@ export function vmTransition(
   extra: Partial<Transition> = {},
 ): Transition {
   return { resourceId: VM, kind: 'vm', from, to, observedAt: at(observed), observer: 'poll', ...extra };
+}
+
+export const CT = 'proxmox:lab/lxc/101';
+
+/** A container transition observed at `HH:mm:ss` (default 02:08:31). */
+export function ctTransition(
+  from: string,
+  to: string,
+  observed = '02:08:31',
+  extra: Partial<Transition> = {},
+): Transition {
+  return { resourceId: CT, kind: 'lxc', from, to, observedAt: at(observed), observer: 'poll', ...extra };
+}
+
+export const VC_VM = 'vcenter:vc1/vm/vm-101';
+export const VC_HOST = 'vcenter:vc1/host/host-21';
+
+/** A vCenter VM transition observed at `HH:mm:ss` (default 02:08:31), on host-21 unless said otherwise. */
+export function vcTransition(
+  from: string,
+  to: string,
+  observed = '02:08:31',
+  extra: Partial<Transition> = {},
+): Transition {
+  return { resourceId: VC_VM, kind: 'vm', from, to, observedAt: at(observed), hostId: VC_HOST, ...extra };
 }

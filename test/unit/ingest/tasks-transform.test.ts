@@ -197,3 +197,22 @@ describe('transformProxmoxTask: task status bodies (fixtures)', () => {
     expect(r.event.endedAt).toBeNull();
   });
 });
+
+describe("transformProxmoxTask: the node's own start-up and shutdown are the system's", () => {
+  const upid = (type: string, user: string) => `UPID:pve1:0000EA7F:000A9C68:695FF63E:${type}::${user}:`;
+  it.each([
+    ['startall', 'root@pam', 'system'],
+    ['stopall', 'root@pam', 'system'],
+    // A person asked: the web UI's bulk actions as another user, or actions Proxmox never runs on its own.
+    ['startall', 'alice@pve', 'human'],
+    ['suspendall', 'root@pam', 'human'],
+    ['migrateall', 'root@pam', 'human'],
+    ['bulk-start', 'root@pam', 'human'],
+    ['startall', 'root@pam!automation', 'api_token'],
+    // A guest task by root@pam stays human here: only the correlator sees what it ran under.
+    ['aptupdate', 'root@pam', 'human'],
+  ])('%s by %s → %s', (type, user, actorKind) => {
+    const r = transformProxmoxTask({ upid: upid(type, user), status: 'OK', endtime: 1767896640 }, opts);
+    expect(r.ok && [r.event.actor, r.event.actorKind]).toEqual([user, actorKind]);
+  });
+});

@@ -293,3 +293,50 @@ describe('transformVcenterEvent: every VEBA fixture (PascalCase, with and withou
     ]);
   });
 });
+
+describe('transformVcenterEvent: a failed host and the sequences the correlator reads', () => {
+  it('DasHostFailedEvent names the host in failedHost: it concerns that host', () => {
+    const r = transformVcenterEvent(
+      vmomi('DasHostFailedEvent', {
+        userName: '',
+        host: null,
+        vm: null,
+        failedHost: { _typeName: 'HostEventArgument', name: 'esx1.lan', host: ref('HostSystem', 'host-21') },
+      }),
+      { server },
+    );
+    expect(r.ok && [r.event.type, r.event.resourceId, r.event.hostId, r.event.node, r.event.actorKind]).toEqual([
+      'host_failure',
+      'vcenter:vc1/host/host-21',
+      'vcenter:vc1/host/host-21',
+      'esx1.lan',
+      'system',
+    ]);
+  });
+
+  it.each([
+    [
+      'sequences/host-failure-ha-restart.json',
+      [
+        ['host_connection_lost', 'vcenter:vc1/host/host-21', null, 'system'],
+        ['host_failure', 'vcenter:vc1/host/host-21', null, 'system'],
+        ['vm_restarted_by_ha', 'vcenter:vc1/vm/vm-101', null, 'ha_manager'],
+      ],
+    ],
+    [
+      'sequences/guest-shutdown.json',
+      [
+        ['vm_guest_shutdown_request', 'vcenter:vc1/vm/vm-101', 'VSPHERE.LOCAL\\alice', 'human'],
+        ['vm_stop', 'vcenter:vc1/vm/vm-101', null, 'system'],
+      ],
+    ],
+  ])('%s', (file, want) => {
+    const doc = readFixture(`vcenter/${file}`) as { events: unknown[] };
+    const got = doc.events.map((e) => {
+      const r = transformVcenterEvent(e, { server });
+      if (!r.ok) throw new Error(r.reason);
+      return [r.event.type, r.event.resourceId, r.event.actor, r.event.actorKind];
+    });
+    expect(got).toEqual(want);
+  });
+});
