@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { TransitionBus } from '../pipeline/bus.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import type { LoadedPolicy } from '../policy/startup.js';
+import type { TokenStore } from './token-store.js';
 
 /**
  * What every service operation runs with: built once at start and shared by each API surface
@@ -18,6 +19,8 @@ export interface ServiceDeps {
   clockSkewSeconds?: number;
   /** The process's transition bus: the pipeline publishes, `transitionObserved` subscribes. */
   bus: TransitionBus;
+  /** The bearer tokens (the tokens file, live): what the API authenticates with and operators manage. */
+  tokens?: TokenStore;
 }
 
 /** What the observation pipeline needs from the service's deps: the policy's mode, the clock tolerance, the bus. */

@@ -2,16 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { createTransitionBus, type TransitionBus } from '../../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
-import { TokenStore, addToken } from '../../src/server/tokens.js';
+import { TokenStore, addToken } from '../../src/services/token-store.js';
 import type { Role } from '../../src/model/index.js';
 import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js';
 
 export interface TestServer {
   url: string;
   tokens: Record<Role, string>;
+  /** The tokens file the server authenticates with (and re-reads when it changes). */
+  tokensFile: string;
   /** The server's transition bus: a test's poll publishes here for `transitionObserved`. */
   bus: TransitionBus;
   /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
@@ -25,7 +27,7 @@ export interface TestServer {
  */
 export async function startTestServer(
   driver: Driver,
-  options: { policy?: LoadedPolicy; tokenPrefix?: string } = {},
+  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
@@ -35,14 +37,13 @@ export async function startTestServer(
     roles.map((r) => [r, addToken(file, `${options.tokenPrefix ?? 'test'}-${r}`, r)]),
   ) as Record<Role, string>;
   const bus = createTransitionBus();
-  const server = createHttpServer(
-    { driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy, bus },
-    new TokenStore(file),
-  );
+  const log = options.log ?? createLogger(process.env.AITIA_TEST_LOG ?? 'silent');
+  const server = createHttpServer({ driver, log, version: 'test', policy, bus }, new TokenStore(file, { log }));
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,
     tokens,
+    tokensFile: file,
     bus,
     async gql(token, query, variables) {
       const res = await fetch(`${url}/graphql`, {
