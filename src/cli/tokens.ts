@@ -4,7 +4,7 @@ import { AitiaError } from '../model/index.js';
 import { packageVersion } from '../package-root.js';
 import { createTransitionBus } from '../pipeline/bus.js';
 import type { ServiceDeps } from '../services/deps.js';
-import { TokenStore } from '../services/token-store.js';
+import { isoSeconds, TokenStore } from '../services/token-store.js';
 import {
   cliPrincipal,
   createToken,
@@ -27,7 +27,7 @@ export function expiryFromDuration(text: string, now: Date): string | null {
   if (!m) return null;
   const hours = Number(m[1]) * (m[2] === 'd' ? 24 : 1);
   if (hours === 0) return null;
-  return new Date(now.getTime() + hours * 3_600_000).toISOString().replace(/\.000Z$/, 'Z');
+  return isoSeconds(new Date(now.getTime() + hours * 3_600_000));
 }
 
 /** The account running the command, as the audit log names it. */

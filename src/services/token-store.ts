@@ -273,7 +273,7 @@ export class TokenStore {
       name: input.name,
       role: input.role,
       tokenSha256: sha256Hex(token),
-      createdAt: this.now().toISOString(),
+      createdAt: isoSeconds(this.now()),
       ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
     };
     this.update((entries) => {
@@ -308,7 +308,7 @@ export class TokenStore {
   noteExpiredRefusal(name: string): { count: number; first: boolean } {
     const seen = this.refusals.get(name);
     const count = (seen?.count ?? 0) + 1;
-    this.refusals.set(name, { count, lastAt: this.now().toISOString() });
+    this.refusals.set(name, { count, lastAt: isoSeconds(this.now()) });
     return { count, first: !seen };
   }
 
@@ -317,6 +317,11 @@ export class TokenStore {
     const seen = this.refusals.get(name);
     return { count: seen?.count ?? 0, lastAt: seen?.lastAt ?? null };
   }
+}
+
+/** An instant in UTC to the second, as the tokens file and the list show it: 2026-05-14T02:00:00Z. */
+export function isoSeconds(at: Date): string {
+  return new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 export function isExpired(entry: TokenEntry, now: Date): boolean {

@@ -61,6 +61,7 @@ describe('createToken input', () => {
   it('the CLI reads --expires-in 90d and 12h', () => {
     expect(expiryFromDuration('90d', NOW)).toBe('2026-08-12T02:00:00Z');
     expect(expiryFromDuration('12h', NOW)).toBe('2026-05-14T14:00:00Z');
+    expect(expiryFromDuration('1d', new Date('2026-05-14T02:00:00.999Z'))).toBe('2026-05-15T02:00:00Z');
     expect(expiryFromDuration('0d', NOW)).toBeNull();
     expect(expiryFromDuration('soon', NOW)).toBeNull();
   });
@@ -78,7 +79,7 @@ describe('token operations', () => {
     expect(tokenInfo).toEqual({
       name: 'claude',
       role: 'agent',
-      createdAt: NOW.toISOString(),
+      createdAt: '2026-05-14T02:00:00Z',
       expiresAt: '2026-06-01T00:00:00Z',
       expired: false,
       expiredRefusals: 0,
@@ -169,7 +170,7 @@ describe('token operations', () => {
         name: 'temp',
         expired: true,
         expiredRefusals: 2,
-        lastExpiredRefusalAt: '2026-05-14T04:00:00.000Z',
+        lastExpiredRefusalAt: '2026-05-14T04:00:00Z',
       }),
     ]);
   });
