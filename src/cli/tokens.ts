@@ -19,7 +19,7 @@ const USAGE = [
   'aitia tokens add --name <name> --role agent|scheduler|ingester|operator [--expires-at <ISO-8601> | --expires-in <N>d|h]',
   'aitia tokens list',
   'aitia tokens revoke --name <name>',
-].join('\n       ');
+].join('\n');
 
 /** `--expires-in 90d` / `12h` as an ISO-8601 instant after `now`; null when it is not of that form. */
 export function expiryFromDuration(text: string, now: Date): string | null {
@@ -160,7 +160,7 @@ export const tokensCommand: CliCommand = {
       );
       return 0;
     }
-    ctx.print(`usage: ${USAGE}`);
+    ctx.print(`usage: ${USAGE.split('\n').join('\n       ')}`);
     return 2;
   },
 };
