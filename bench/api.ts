@@ -13,7 +13,7 @@ import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';
 import { createFeedBus } from '../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../src/server/http.js';
-import { addToken, TokenStore } from '../src/server/tokens.js';
+import { addToken, TokenStore } from '../src/services/token-store.js';
 import { benchNeo4j, fmt, percentile, timeEach } from './support.js';
 
 const RESOURCES = 2_000;

@@ -19,7 +19,7 @@ export async function benchNeo4j(): Promise<{ driver: Driver; via: string; stop(
   }
   const dir = mkdtempSync(join(tmpdir(), 'aitia-bench-'));
   const neo = await startEmbeddedNeo4j({ dataDir: dir, heap: '4g', pageCacheMb: 1024, log: (m) => console.log(m) });
-  const driver = createDriver({ uri: neo.uri });
+  const driver = createDriver({ uri: neo.uri, user: neo.user, password: neo.password });
   await migrate(driver);
   return {
     driver,

@@ -13,6 +13,7 @@ import { policyResolvers } from './policy.js';
 import { relationshipResolvers } from './relationships.js';
 import { resourceResolvers } from './resources.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
+import { tokenResolvers } from './tokens.js';
 
 /** Every area's resolvers, one file per schema file. */
 export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
@@ -28,4 +29,5 @@ export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
   checkResolvers,
   policyResolvers,
   lifecycleResolvers,
+  tokenResolvers,
 ]);

@@ -20,8 +20,13 @@ export const ENV_SCHEMA = z.object({
     .string()
     .min(1)
     .default('neo4j')
-    .describe('Neo4j user (ignored by the embedded Neo4j, which has auth disabled).'),
-  NEO4J_PASSWORD: z.string().optional().describe('Neo4j password; unset means no authentication.'),
+    .describe('Neo4j user for NEO4J_URI (the embedded Neo4j has one user, neo4j, with a generated password).'),
+  NEO4J_PASSWORD: z
+    .string()
+    .optional()
+    .describe(
+      'Neo4j password for NEO4J_URI; unset means no authentication. The embedded Neo4j reads its own from $AITIA_DATA_DIR/neo4j.password.',
+    ),
   AITIA_HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server binds.'),
   AITIA_PORT: z.coerce
     .number()
@@ -30,12 +35,18 @@ export const ENV_SCHEMA = z.object({
     .max(65535)
     .default(4000)
     .describe('HTTP port: GraphQL at /graphql, /healthz, /readyz.'),
-  AITIA_DATA_DIR: z.string().min(1).default('./.aitia').describe('Embedded Neo4j data and the dev tokens file.'),
+  AITIA_DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./.aitia')
+    .describe('Embedded Neo4j data and password, and the dev tokens file (created 0700).'),
   AITIA_TOKENS_FILE: z
     .string()
     .min(1)
     .optional()
-    .describe('Bearer tokens file (JSON array of {name, role, tokenSha256}). Default $AITIA_DATA_DIR/tokens.json.'),
+    .describe(
+      'Bearer tokens file (JSON array of {name, role, tokenSha256, createdAt, expiresAt}), owner-only (0600); re-read when it changes. Default $AITIA_DATA_DIR/tokens.json.',
+    ),
   AITIA_POLICY_FILE: z
     .string()
     .min(1)

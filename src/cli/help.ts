@@ -14,7 +14,13 @@ export function helpText(): string {
     'usage: aitia [command] [options]     (no command: serve)',
     '',
     'commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}\n  ${' '.repeat(width)}  ${c.usage}`),
+    ...COMMANDS.map(
+      (c) =>
+        `  ${c.name.padEnd(width)}  ${c.summary}\n${c.usage
+          .split('\n')
+          .map((line) => `  ${' '.repeat(width)}  ${line}`)
+          .join('\n')}`,
+    ),
     '',
     'environment:',
     ...env,

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { embeddedFiles } from '../graph/driver.js';
 import { resolveClasspath } from '../graph/embedded/classpath.js';
 import { startEmbeddedNeo4j } from '../graph/embedded/launcher.js';
 import type { CliCommand } from './context.js';
@@ -19,8 +19,9 @@ export const neo4jCommand: CliCommand = {
       return 0;
     }
     if (sub === 'start') {
-      const neo = await startEmbeddedNeo4j({ dataDir: join(ctx.config.dataDir, 'neo4j'), log: (m) => ctx.print(m) });
-      ctx.print(`${neo.uri} (Ctrl-C to stop)`);
+      const { home, passwordFile } = embeddedFiles(ctx.config.dataDir);
+      const neo = await startEmbeddedNeo4j({ dataDir: home, passwordFile, log: (m) => ctx.print(m) });
+      ctx.print(`${neo.uri} as user ${neo.user}, password in ${neo.passwordFile} (Ctrl-C to stop)`);
       await new Promise<void>((r) => {
         process.once('SIGINT', r);
         process.once('SIGTERM', r);

@@ -13,7 +13,9 @@ import { proxmoxSource } from '../pipeline/sources.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { conditionPolicyOf } from '../pipeline/conditions.js';
 import { createHttpServer, listen } from '../server/http.js';
-import { ensureDevTokens, TokenStore } from '../server/tokens.js';
+import type { ServiceDeps } from '../services/deps.js';
+import { TokenStore } from '../services/token-store.js';
+import { createFirstTokens } from '../services/tokens.js';
 import { openConfiguredGraph, type CliCommand, type CliContext } from './context.js';
 
 /**
@@ -51,12 +53,23 @@ export const serveCommand: CliCommand = {
       'policy loaded',
     );
     if (demo) rmSync(config.tokensFile, { force: true });
-    printNewTokens(config, ctx, demo);
-    const tokens = new TokenStore(config.tokensFile);
+    checkTokensFile(config, demo);
+    // Read (and refused unless owner-only) before anything opens; re-read whenever it changes.
+    const tokens = new TokenStore(config.tokensFile, { log });
     const graph = await (demo ? openConfiguredGraph(config, log) : ctx.openGraph());
     // One bus per process, fed from the store (the feed), read by the API's subscriptions.
     const bus = createFeedBus();
     const tail = startFeedTail(graph.driver, bus, { onError: (err) => log.warn({ err }, 'feed tail: read failed') });
+    const deps: ServiceDeps = {
+      driver: graph.driver,
+      log,
+      version: packageVersion(),
+      policy,
+      clockSkewSeconds: config.clockSkewSeconds,
+      bus,
+      tokens,
+    };
+    printTokens(config, ctx, demo, await createFirstTokens(deps, demo ? 'demo' : 'dev'));
     // What every observation needs, built once: the graph, the loaded policy's mode, the clock tolerance, the bus.
     const pipeline = {
       driver: graph.driver,
@@ -65,10 +78,7 @@ export const serveCommand: CliCommand = {
       correlator: { clockSkewSeconds: config.clockSkewSeconds },
     };
     if (demo) await runDemo(pipeline, { print: ctx.print });
-    const server = createHttpServer(
-      { driver: graph.driver, log, version: packageVersion(), policy, clockSkewSeconds: config.clockSkewSeconds, bus },
-      tokens,
-    );
+    const server = createHttpServer(deps, tokens);
     const bound = await listen(server, config.host, config.port);
     log.info(
       { url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo },
@@ -117,8 +127,11 @@ export const serveCommand: CliCommand = {
   },
 };
 
-/** On the embedded default (and always for the demo) a missing tokens file is created and its tokens shown once. */
-function printNewTokens(config: Config, ctx: CliContext, demo: boolean): void {
+/**
+ * The tokens file must be a file; with NEO4J_URI (outside the demo) it must exist, since the first
+ * tokens are only created for the embedded default and the demo.
+ */
+function checkTokensFile(config: Config, demo: boolean): void {
   if (existsSync(config.tokensFile)) {
     // Docker creates a directory where a bind-mounted file did not exist yet.
     if (statSync(config.tokensFile).isDirectory()) {
@@ -132,16 +145,19 @@ function printNewTokens(config: Config, ctx: CliContext, demo: boolean): void {
   if (config.neo4j.uri && !demo) {
     throw new AitiaError(
       'BAD_USER_INPUT',
-      `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator (with Docker: docker compose run --rm --no-deps aitia tokens add --name <name> --role operator)`,
+      `AITIA_TOKENS_FILE: no tokens file at ${config.tokensFile}; create one with: aitia tokens add --name <name> --role operator (with Docker: docker compose run --rm aitia tokens add --name <name> --role operator)`,
     );
   }
-  const dev = ensureDevTokens(config.tokensFile, demo ? 'demo' : 'dev');
-  if (!dev) return;
+}
+
+/** A new data dir's (and every demo's) first tokens, shown once. */
+function printTokens(config: Config, ctx: CliContext, demo: boolean, created: Record<string, string> | null): void {
+  if (!created) return;
   ctx.print(
     `aitia: created ${demo ? 'demo' : 'dev'} tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`,
   );
-  ctx.print(`  agent token:     ${dev.agent}`);
-  ctx.print(`  operator token:  ${dev.operator}`);
-  ctx.print(`  scheduler token: ${dev.scheduler}`);
-  ctx.print(`  ingester token:  ${dev.ingester}`);
+  ctx.print(`  agent token:     ${created.agent}`);
+  ctx.print(`  operator token:  ${created.operator}`);
+  ctx.print(`  scheduler token: ${created.scheduler}`);
+  ctx.print(`  ingester token:  ${created.ingester}`);
 }

@@ -1,6 +1,9 @@
 import neo4j, { type Driver } from 'neo4j-driver';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../model/errors.js';
+import { ensurePrivateDir } from '../model/private-files.js';
+import { EMBEDDED_USER, ensureEmbeddedPassword } from './embedded/password.js';
 import { portAnswers } from './embedded/ports.js';
 import { startEmbeddedNeo4j } from './embedded/launcher.js';
 import { migrate } from './migrations.js';
@@ -11,7 +14,7 @@ export interface Neo4jConnection {
   password?: string | undefined;
 }
 
-/** One driver per process; without a password the connection is unauthenticated (embedded Neo4j). */
+/** One driver per process; without a password the connection is unauthenticated (an external Neo4j with auth off). */
 export function createDriver(conn: Neo4jConnection): Driver {
   const auth = conn.password ? neo4j.auth.basic(conn.user ?? 'neo4j', conn.password) : undefined;
   return neo4j.driver(conn.uri, auth, {
@@ -39,9 +42,16 @@ export interface GraphHandle {
   close(): Promise<void>;
 }
 
-/** The running embedded Neo4j advertises its Bolt URI here so CLI commands can share it. */
-function uriFile(dataDir: string): string {
-  return join(dataDir, 'neo4j.uri');
+/**
+ * The embedded Neo4j under a data dir: its store, the file where the running one advertises its
+ * Bolt URI (so CLI commands can share it), and the password of its `neo4j` user.
+ */
+export function embeddedFiles(dataDir: string): { home: string; uriFile: string; passwordFile: string } {
+  return {
+    home: join(dataDir, 'neo4j'),
+    uriFile: join(dataDir, 'neo4j.uri'),
+    passwordFile: join(dataDir, 'neo4j.password'),
+  };
 }
 
 /** Where the graph is: an external Neo4j, or the embedded one under a data dir. */
@@ -54,7 +64,9 @@ export interface GraphLocation {
 
 /**
  * Connects to `NEO4J_URI` when set; otherwise reuses the embedded Neo4j another aitia process
- * started under the same data dir, or starts one. Applies migrations before returning.
+ * started under the same data dir, or starts one, with the password kept in the data dir (which
+ * must be owner-only: it is created 0700, and an existing one that is not is refused). Applies
+ * migrations before returning.
  */
 export async function openGraph(
   where: GraphLocation,
@@ -65,16 +77,18 @@ export async function openGraph(
     const driver = createDriver(where.external);
     handle = { driver, uri: where.external.uri, via: 'NEO4J_URI', close: () => driver.close() };
   } else {
-    const file = uriFile(where.dataDir);
+    ensurePrivateDir(where.dataDir, 'the data dir (AITIA_DATA_DIR)');
+    const { home, uriFile: file, passwordFile } = embeddedFiles(where.dataDir);
     const shared = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
     const port = Number(/:(\d+)$/.exec(shared)?.[1] ?? 0);
     if (port > 0 && (await portAnswers(port))) {
-      const driver = createDriver({ uri: shared });
+      const password = ensureEmbeddedPassword(passwordFile);
+      const driver = createDriver({ uri: shared, user: EMBEDDED_USER, password });
       handle = { driver, uri: shared, via: 'embedded (shared)', close: () => driver.close() };
     } else {
-      const neo = await startEmbeddedNeo4j({ dataDir: join(where.dataDir, 'neo4j'), log: (m) => log(m) });
+      const neo = await startEmbeddedNeo4j({ dataDir: home, passwordFile, log: (m) => log(m) });
       writeFileSync(file, neo.uri + '\n');
-      const driver = createDriver({ uri: neo.uri });
+      const driver = createDriver({ uri: neo.uri, user: neo.user, password: neo.password });
       handle = {
         driver,
         uri: neo.uri,
@@ -87,9 +101,26 @@ export async function openGraph(
       };
     }
   }
-  const result = await migrate(handle.driver);
+  const result = await migrate(handle.driver).catch(async (err: unknown) => {
+    await handle.close();
+    throw refusedCredentials(err, where) ?? err;
+  });
   log('graph ready', { neo4j: handle.uri, via: handle.via, migrationsApplied: result.applied });
   return handle;
+}
+
+/** A ConfigError saying which credentials Neo4j refused and what to do, or null for any other failure. */
+function refusedCredentials(err: unknown, where: GraphLocation): ConfigError | null {
+  if ((err as { code?: string }).code !== 'Neo.ClientError.Security.Unauthorized') return null;
+  if (where.external) {
+    return new ConfigError(
+      `Neo4j at ${where.external.uri} refused the credentials: set NEO4J_USER and NEO4J_PASSWORD to a user it knows (${(err as Error).message})`,
+    );
+  }
+  const { passwordFile } = embeddedFiles(where.dataDir);
+  return new ConfigError(
+    `the embedded Neo4j refused the password in ${passwordFile}: it was changed while Neo4j ran; stop every aitia process using ${where.dataDir} and start again (the launcher applies the file at start)`,
+  );
 }
 
 /**

@@ -11,7 +11,7 @@ import { authPlugin, principals } from './auth.js';
 import { makeMaskError } from './errors.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { buildSchema } from './graphql-schema.js';
-import type { TokenStore } from './tokens.js';
+import type { TokenStore } from '../services/token-store.js';
 
 /** Query limits: each refusal is a clear validation error naming the limit. */
 export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens: 4_000, maxDirectives: 20 } as const;
@@ -25,9 +25,11 @@ const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => set
 
 /** The GraphQL app at /graphql: auth, limits, masking, per-request DataLoaders. */
 export function createGraphqlApp(
-  deps: ServiceDeps,
+  base: ServiceDeps,
   tokens: TokenStore,
 ): YogaServerInstance<Record<string, never>, RequestContext> {
+  // The operations that manage tokens act on the store that authenticates.
+  const deps = { ...base, tokens };
   return createYoga<Record<string, never>, RequestContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
@@ -37,7 +39,7 @@ export function createGraphqlApp(
     logging: false,
     maskedErrors: { maskError: makeMaskError(deps.log) },
     plugins: [
-      authPlugin(tokens),
+      authPlugin(deps),
       selectionOrderedExecution,
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.

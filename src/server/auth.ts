@@ -1,6 +1,8 @@
 import type { Plugin } from 'graphql-yoga';
+import type { ServiceDeps } from '../services/deps.js';
 import type { Principal } from '../services/permissions.js';
-import type { TokenStore } from './tokens.js';
+import type { TokenStore } from '../services/token-store.js';
+import { refuseExpiredToken } from '../services/tokens.js';
 
 /** The bearer token of a request, or null. */
 export function bearerToken(request: Request): string | null {
@@ -20,19 +22,24 @@ export const TOKEN_PLACEHOLDER = '<token>';
 /** Resolved principals, per request, so the context factory does not hash the token twice. */
 export const principals = new WeakMap<Request, Principal>();
 
-/** Answers HTTP 401 for a missing or unknown token before any GraphQL work is done. */
-export function authPlugin(tokens: TokenStore): Plugin {
+/**
+ * Answers HTTP 401 for a missing, unknown, revoked or expired token before any GraphQL work is
+ * done. The tokens file is re-read when it changes, so a revocation applies to the next request.
+ */
+export function authPlugin(deps: ServiceDeps & { tokens: TokenStore }): Plugin {
   return {
-    onRequest({ request, endResponse, fetchAPI }) {
+    async onRequest({ request, endResponse, fetchAPI }) {
       if (isGraphiqlPage(request)) return;
       const token = bearerToken(request);
-      const principal = token ? tokens.authenticate(token) : null;
-      if (!principal) {
+      const checked = token ? deps.tokens.check(token) : null;
+      if (!checked?.ok) {
         const message = !token
           ? 'missing bearer token: send Authorization: Bearer <token>'
           : token === TOKEN_PLACEHOLDER
             ? 'the Authorization header still holds the placeholder <token>: put your bearer token there (in GraphiQL: the Headers tab below the query)'
-            : 'unknown bearer token';
+            : checked?.reason === 'expired'
+              ? await refuseExpiredToken(deps, checked.entry)
+              : 'unknown bearer token';
         endResponse(
           new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
             status: 401,
@@ -41,7 +48,7 @@ export function authPlugin(tokens: TokenStore): Plugin {
         );
         return;
       }
-      principals.set(request, principal);
+      principals.set(request, checked.principal);
     },
   };
 }

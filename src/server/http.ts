@@ -3,9 +3,12 @@ import { readiness } from '../services/about.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
-import type { TokenStore } from './tokens.js';
+import type { TokenStore } from '../services/token-store.js';
 
-/** The HTTP server: /graphql (yoga), /healthz (process alive), /readyz (Neo4j + migrations). */
+/**
+ * The HTTP server: /graphql (yoga), /healthz (process alive), /readyz (Neo4j + migrations). The
+ * token store authenticates every GraphQL request; the token operations manage the same store.
+ */
 export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server {
   const yoga = createGraphqlApp(deps, tokens);
   const assetDir = graphiqlAssetDir();

@@ -5,6 +5,7 @@ import type { FeedBus } from '../pipeline/bus.js';
 import { conditionPolicyOf } from '../pipeline/conditions.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import type { LoadedPolicy } from '../policy/startup.js';
+import type { TokenStore } from './token-store.js';
 
 /**
  * What every service operation runs with: built once at start and shared by each API surface
@@ -22,6 +23,8 @@ export interface ServiceDeps {
   bus: FeedBus;
   /** The clock (ISO-8601 UTC); default the system's. Decisions record the time they read. */
   now?: () => string;
+  /** The bearer tokens (the tokens file, live): what the API authenticates with and operators manage. */
+  tokens?: TokenStore;
 }
 
 /** The deps' clock, or the system's. */

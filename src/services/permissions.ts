@@ -23,6 +23,8 @@ export const PERMISSIONS = {
   'audit:read': ['operator'],
   'resource:list-missing': ['operator'],
   'resource:lifecycle': ['operator'],
+  'token:read': ['operator'],
+  'token:manage': ['operator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

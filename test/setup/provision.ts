@@ -58,8 +58,8 @@ export async function provisionNeo4j(log: (msg: string) => void): Promise<Provis
   const neo = await startEmbeddedNeo4j({ dataDir, log, readyTimeoutSeconds: 180 });
   return {
     uri: neo.uri,
-    user: undefined,
-    password: undefined,
+    user: neo.user,
+    password: neo.password,
     via: 'embedded',
     stop: async () => {
       await neo.stop();

@@ -2,16 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { createFeedBus, startFeedTail, type FeedBus } from '../../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
-import { TokenStore, addToken } from '../../src/server/tokens.js';
+import { TokenStore, addToken } from '../../src/services/token-store.js';
 import type { Role } from '../../src/model/index.js';
 import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js';
 
 export interface TestServer {
   url: string;
   tokens: Record<Role, string>;
+  /** The tokens file the server authenticates with (and re-reads when it changes). */
+  tokensFile: string;
   /** The server's feed bus, fed by its tail of the stored feed (as in `aitia serve`). */
   bus: FeedBus;
   /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
@@ -25,7 +27,7 @@ export interface TestServer {
  */
 export async function startTestServer(
   driver: Driver,
-  options: { policy?: LoadedPolicy; tokenPrefix?: string } = {},
+  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
@@ -36,14 +38,13 @@ export async function startTestServer(
   ) as Record<Role, string>;
   const bus = createFeedBus();
   const tail = startFeedTail(driver, bus, { intervalMs: 100 });
-  const server = createHttpServer(
-    { driver, log: createLogger(process.env.AITIA_TEST_LOG ?? 'silent'), version: 'test', policy, bus },
-    new TokenStore(file),
-  );
+  const log = options.log ?? createLogger(process.env.AITIA_TEST_LOG ?? 'silent');
+  const server = createHttpServer({ driver, log, version: 'test', policy, bus }, new TokenStore(file, { log }));
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,
     tokens,
+    tokensFile: file,
     bus,
     async gql(token, query, variables) {
       const res = await fetch(`${url}/graphql`, {

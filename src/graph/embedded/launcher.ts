@@ -3,6 +3,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { commandExists, resolveClasspath } from './classpath.js';
 import { EmbeddedNeo4jError } from './errors.js';
+import { EMBEDDED_USER, ensureEmbeddedPassword } from './password.js';
 import { freePort, portAnswers } from './ports.js';
 
 /** The flags Neo4j's own neo4j.conf passes on Java 17 (its Netty and page cache need them). */
@@ -16,8 +17,13 @@ export const NEO4J_JVM_FLAGS = [
 ];
 
 export interface EmbeddedNeo4jOptions {
-  /** Store and logs go here (created if missing). */
+  /** Store and logs go here (created owner-only if missing). */
   dataDir: string;
+  /**
+   * The password of the user `neo4j`, generated here on first start (mode 0600; its folder must be
+   * 0700). Default: `neo4j.password` in `dataDir`.
+   */
+  passwordFile?: string;
   /** Bolt port on 127.0.0.1; a free one is picked when omitted. */
   port?: number;
   /** Seconds to wait for Bolt before giving up. */
@@ -32,6 +38,10 @@ export interface EmbeddedNeo4jOptions {
 export interface EmbeddedNeo4j {
   uri: string;
   port: number;
+  /** Bolt credentials: auth is always on. */
+  user: string;
+  password: string;
+  passwordFile: string;
   logFile: string;
   pid: number | undefined;
   stop(): Promise<void>;
@@ -45,7 +55,10 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-/** Starts Neo4j 5.26 community embedded, Bolt on 127.0.0.1, auth disabled; resolves once Bolt answers. */
+/**
+ * Starts Neo4j 5.26 community embedded, Bolt on 127.0.0.1, native auth with the password in
+ * `passwordFile` (generated on first start); resolves once Bolt answers.
+ */
 export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise<EmbeddedNeo4j> {
   const log = options.log ?? (() => {});
   if (!commandExists('java')) {
@@ -63,7 +76,9 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
     );
   }
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  const passwordFile = resolve(options.passwordFile ?? join(dataDir, 'neo4j.password'));
+  const password = ensureEmbeddedPassword(passwordFile);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const logFile = join(dataDir, 'neo4j-embedded.log');
   const out = createWriteStream(logFile, { flags: 'a' });
   const args = [
@@ -75,6 +90,8 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
     dataDir,
     String(port),
     String(options.pageCacheMb ?? 256),
+    // The path, not the password: a command line is visible to every local user.
+    passwordFile,
   ];
   const child: ChildProcess = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdout?.pipe(out, { end: false });
@@ -129,5 +146,14 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
   log(
     `embedded Neo4j 5.26 ready on bolt://127.0.0.1:${port} in ${((Date.now() - started) / 1000).toFixed(1)} s (data ${dataDir})`,
   );
-  return { uri: `bolt://127.0.0.1:${port}`, port, logFile, pid: child.pid, stop };
+  return {
+    uri: `bolt://127.0.0.1:${port}`,
+    port,
+    user: EMBEDDED_USER,
+    password,
+    passwordFile,
+    logFile,
+    pid: child.pid,
+    stop,
+  };
 }

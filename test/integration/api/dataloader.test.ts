@@ -3,7 +3,7 @@ import { upsertEdges } from '../../../src/graph/edges.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { createLogger } from '../../../src/log.js';
 import { createGraphqlApp } from '../../../src/server/app.js';
-import { addToken, TokenStore } from '../../../src/server/tokens.js';
+import { addToken, TokenStore } from '../../../src/services/token-store.js';
 import { countingDriver } from '../../../src/graph/driver.js';
 import { createFeedBus } from '../../../src/pipeline/bus.js';
 import { useGraph } from '../../support/graph.js';

@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { DateTime } from 'luxon';
+import { writeAudit } from '../graph/audit.js';
+import { badInput, type Role, RoleSchema, ROLES } from '../model/index.js';
+import { audited } from './audit.js';
+import type { ServiceDeps } from './deps.js';
+import { assertCan, type Principal } from './permissions.js';
+import { isExpired, type TokenEntry, type TokenStore } from './token-store.js';
+
+/**
+ * Bearer tokens, managed live: they live in the tokens file (AITIA_TOKENS_FILE), which the service
+ * re-reads when it changes, so `aitia tokens …`, `docker compose run … tokens add` and these
+ * operations all act on the same list, without a restart. Every change is audited; a request with
+ * an expired token is refused, logged and counted.
+ */
+
+/** A token as operators see it: never the token, never its hash. */
+export interface TokenInfo {
+  name: string;
+  role: Role;
+  createdAt: string | null;
+  expiresAt: string | null;
+  expired: boolean;
+  /** Requests refused since the service started because the token had expired. */
+  expiredRefusals: number;
+  lastExpiredRefusalAt: string | null;
+}
+
+/** Who `aitia tokens` acts as in the audit log: the local account that ran it (it can write the tokens file). */
+export function cliPrincipal(user: string): Principal {
+  return { name: `cli:${user}`, role: 'operator' };
+}
+
+/** What the service itself acts as when it creates the first tokens of a new data dir. */
+export const FIRST_START: Principal = { name: 'aitia (first start)', role: 'operator' };
+
+function storeOf(deps: Pick<ServiceDeps, 'tokens'>): TokenStore {
+  if (!deps.tokens) throw new Error('token operations need deps.tokens (the tokens file)');
+  return deps.tokens;
+}
+
+function infoOf(store: TokenStore, entry: TokenEntry): TokenInfo {
+  const refusals = store.expiredRefusals(entry.name);
+  return {
+    name: entry.name,
+    role: entry.role,
+    createdAt: entry.createdAt ?? null,
+    expiresAt: entry.expiresAt ?? null,
+    expired: isExpired(entry, store.now()),
+    expiredRefusals: refusals.count,
+    lastExpiredRefusalAt: refusals.lastAt,
+  };
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+
+export interface CreateTokenInput {
+  name: string;
+  role: string;
+  expiresAt?: string | null | undefined;
+}
+
+/** The input checked: each refusal names its field (`input.name`, `input.role`, `input.expiresAt`). */
+export function parseCreateTokenInput(
+  input: CreateTokenInput,
+  now: Date,
+): { name: string; role: Role; expiresAt: string | undefined } {
+  if (!NAME.test(input.name))
+    throw badInput(
+      'input.name',
+      `${JSON.stringify(input.name)} is not a token name: 1–128 letters, digits, '.', '_', '@' or '-', starting with a letter or digit`,
+    );
+  const role = RoleSchema.safeParse(input.role);
+  if (!role.success) throw badInput('input.role', `must be one of ${ROLES.join(', ')}`);
+  if (input.expiresAt === undefined || input.expiresAt === null)
+    return { name: input.name, role: role.data, expiresAt: undefined };
+  const at = DateTime.fromISO(input.expiresAt, { setZone: true });
+  if (!at.isValid)
+    throw badInput('input.expiresAt', `${JSON.stringify(input.expiresAt)} is not ISO-8601 (e.g. 2026-12-31T00:00:00Z)`);
+  const nowIso = DateTime.fromJSDate(now).toUTC().toISO({ suppressMilliseconds: true });
+  if (at.toMillis() <= now.getTime()) throw badInput('input.expiresAt', `must be in the future (it is ${nowIso} now)`);
+  return { name: input.name, role: role.data, expiresAt: at.toUTC().toISO({ suppressMilliseconds: true })! };
+}
+
+/** Every token (operators): name, role, created, expires, and refusals since it expired. */
+export function listTokens(deps: Pick<ServiceDeps, 'tokens'>, principal: Principal): TokenInfo[] {
+  assertCan(principal, 'token:read');
+  const store = storeOf(deps);
+  return store.list().map((e) => infoOf(store, e));
+}
+
+/** Adds a token (operators; audited) and returns it this once: only its SHA-256 is stored. */
+export function createToken(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: CreateTokenInput,
+): Promise<{ token: string; tokenInfo: TokenInfo }> {
+  return audited(
+    deps,
+    principal,
+    'createToken',
+    [`token:${input.name}`],
+    async () => {
+      assertCan(principal, 'token:manage');
+      const store = storeOf(deps);
+      const parsed = parseCreateTokenInput(input, store.now());
+      const { token, entry } = store.add(parsed, 'input.name');
+      return { token, tokenInfo: infoOf(store, entry) };
+    },
+    ({ tokenInfo: t }) => `role ${t.role}, ${t.expiresAt ? `expires ${t.expiresAt}` : 'no expiry'}`,
+  );
+}
+
+/** Removes a token (operators; audited): the next request with it is refused with HTTP 401. */
+export function revokeToken(deps: ServiceDeps, principal: Principal, input: { name: string }): Promise<TokenInfo> {
+  return audited(
+    deps,
+    principal,
+    'revokeToken',
+    [`token:${input.name}`],
+    async () => {
+      assertCan(principal, 'token:manage');
+      const store = storeOf(deps);
+      return infoOf(store, store.revoke(input.name, 'name'));
+    },
+    (t) => `role ${t.role}`,
+  );
+}
+
+/**
+ * A request came with a token past its expiry: it has no principal, so it is logged and counted
+ * (`tokens { expiredRefusals }`); the first refusal of each token in this process also goes to the
+ * audit log. Returns the message for the 401, which names the expiry.
+ */
+export async function refuseExpiredToken(deps: ServiceDeps, entry: TokenEntry): Promise<string> {
+  const store = storeOf(deps);
+  const { count, first } = store.noteExpiredRefusal(entry.name);
+  const message = `bearer token ${entry.name} expired at ${entry.expiresAt}; ask an operator for a new one`;
+  deps.log.warn(
+    { token: entry.name, role: entry.role, expiresAt: entry.expiresAt, refusals: count },
+    'expired bearer token refused',
+  );
+  if (first) {
+    await writeAudit(deps.driver, {
+      principal: entry.name,
+      role: entry.role,
+      operation: 'authenticate',
+      targetIds: [`token:${entry.name}`],
+      outcome: 'refused',
+      detail: `UNAUTHENTICATED: ${message} (later refusals are counted in tokens { expiredRefusals } and logged)`,
+    }).catch((err: unknown) => deps.log.error({ err }, 'audit write failed'));
+  }
+  return message;
+}
+
+/**
+ * A new data dir's first tokens, one per role, created through `createToken` (so audited) when
+ * the tokens file does not exist yet; null when it does. The tokens are returned to be shown once.
+ */
+export async function createFirstTokens(deps: ServiceDeps, prefix: string): Promise<Record<Role, string> | null> {
+  if (existsSync(storeOf(deps).path)) return null;
+  const tokens: Partial<Record<Role, string>> = {};
+  for (const role of ROLES) {
+    tokens[role] = (await createToken(deps, FIRST_START, { name: `${prefix}-${role}`, role })).token;
+  }
+  return tokens as Record<Role, string>;
+}
