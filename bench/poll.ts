@@ -15,7 +15,7 @@ import { startProxmoxStandin } from '../src/demo/proxmox-standin.js';
 import { observe } from '../src/pipeline/observe.js';
 import { proxmoxSource } from '../src/pipeline/sources.js';
 import { benchNeo4j, fmt } from './support.js';
-import { nowSeconds, syntheticCluster } from './synthetic-cluster.js';
+import { closeSyntheticBench, nowSeconds, syntheticCluster } from './synthetic-cluster.js';
 
 const NODES = 3;
 const GUESTS_PER_NODE = 1000;
@@ -161,12 +161,5 @@ try {
     `RESULT poll guests=${guests} first_requests=${first.total} steady_requests=${steady.core} steady_per_guest=${(steady.core / guests).toFixed(4)}`,
   );
 } finally {
-  client.close();
-  await standin.close();
-  await neo.driver
-    .executeQuery('MATCH (n) WHERE n.id STARTS WITH $p OR n.resourceId STARTS WITH $p DETACH DELETE n', {
-      p: `proxmox:${cluster.name}/`,
-    })
-    .catch(() => {});
-  await neo.stop();
+  await closeSyntheticBench({ client, standin, cluster, neo });
 }

@@ -1,4 +1,7 @@
 import { DateTime } from 'luxon';
+import type { Driver } from 'neo4j-driver';
+import type { ProxmoxClient } from '../src/ingest/proxmox/client.js';
+import type { ProxmoxStandin } from '../src/demo/proxmox-standin.js';
 import type { RecordedResponse, RouteTable, StandinRequest } from '../src/demo/proxmox-standin.js';
 import { taskEntry, taskListResponder, type TaskSpec } from '../src/demo/proxmox-tasks.js';
 
@@ -158,3 +161,23 @@ const hex2 = (n: number) => (n & 0xff).toString(16).toUpperCase().padStart(2, '0
 
 /** Now, to the second, as Proxmox writes task times. */
 export const nowSeconds = () => Math.floor(DateTime.utc().toSeconds());
+
+/**
+ * Ends a benchmark on a synthetic cluster: the client and the stand-in close, what the passes wrote
+ * about the cluster (resources, edges, events on its guests) is deleted, and the Neo4j stops.
+ */
+export async function closeSyntheticBench(parts: {
+  client: ProxmoxClient;
+  standin: ProxmoxStandin;
+  cluster: Pick<SyntheticCluster, 'name'>;
+  neo: { driver: Driver; stop(): Promise<void> };
+}): Promise<void> {
+  parts.client.close();
+  await parts.standin.close();
+  await parts.neo.driver
+    .executeQuery('MATCH (n) WHERE n.id STARTS WITH $p OR n.resourceId STARTS WITH $p DETACH DELETE n', {
+      p: `proxmox:${parts.cluster.name}/`,
+    })
+    .catch(() => {});
+  await parts.neo.stop();
+}
