@@ -31,7 +31,10 @@ export interface SyncProxmoxOptions {
   updateTag?: string;
   /** Rows per UNWIND statement. Default 1000. */
   batchSize?: number;
-  /** Nodes and guests worked on at once. Default 4 (the client bounds the requests in flight). */
+  /**
+   * Nodes and guests worked on at once. Default 16: the client bounds the requests in flight
+   * (AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS), this only keeps enough of them queued.
+   */
   concurrency?: number;
   /** Ping the guest agent of running VMs (needs VM.Monitor / VM.GuestAgent.Audit). Default true. */
   agentPing?: boolean;
@@ -156,7 +159,7 @@ export async function syncProxmox(
   const online = onlineNodes(resources.value);
   const guests = resources.value.guests.filter((g) => online.has(g.node));
   const fetched = await fetchGuestDetails(client, cluster, guests, {
-    concurrency: options.concurrency ?? 4,
+    concurrency: options.concurrency ?? 16,
     agentPing: options.agentPing ?? true,
     state,
     now: (options.now ?? Date.now)(),

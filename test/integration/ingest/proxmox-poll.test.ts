@@ -46,6 +46,8 @@ const deps = () => ({ driver, suppression: 'shadow' as const });
 const configs = (sent: string[]) => sent.filter((s) => s.endsWith('/config')).sort();
 const isoAgo = (s: number) => DateTime.utc().minus({ seconds: s }).toISO({ suppressMilliseconds: true })!;
 
+const REFRESH_SECONDS = 7 * 86_400;
+
 describe('a poller that reads per node, not per guest', () => {
   const c = `lab-${scope}-poll`;
   const id = (g: string) => `proxmox:${c}/${g}`;
@@ -57,7 +59,9 @@ describe('a poller that reads per node, not per guest', () => {
   const source = () =>
     (made ??= proxmoxSource(standinClient(standin), {
       state,
-      inventory: { now: () => clock, configRefreshSeconds: 3600, agentSeconds: 300 },
+      // Long cadences and 1 s between passes: nothing comes due by itself unless a test moves the clock
+      // a whole period (which guests come due first is spread by a hash of their ids, i.e. of the scope).
+      inventory: { now: () => clock, configRefreshSeconds: REFRESH_SECONDS, agentSeconds: 86_400 },
     }));
   const storedOn = async (g: string) => {
     const { records } = await driver.executeQuery(
@@ -90,7 +94,7 @@ describe('a poller that reads per node, not per guest', () => {
   });
 
   it('a steady pass with no change costs 2 + 3 × nodes requests and keeps every config-given attribute and edge', async () => {
-    clock += 30_000;
+    clock += 1000;
     const { result: o, sent } = await passRequests(() => observe(deps(), source()));
     expect(o.report).toMatchObject({ complete: true, markedMissing: 0, edgesMarkedMissing: 0, stateChanges: [] });
     const taskLists = sent.filter((s) => /^GET \/nodes\/pve\d\/tasks\?/.test(s));
@@ -124,7 +128,7 @@ describe('a poller that reads per node, not per guest', () => {
         patchData(t, 'GET /nodes/pve1/qemu/101/config', { scsi1: 'ceph-rbd:vm-101-disk-1,size=64G' }),
       ),
     );
-    clock += 30_000;
+    clock += 1000;
     const { result: o, sent } = await passRequests(() => observe(deps(), source()));
     expect(o.report.complete).toBe(true);
     expect(o.extra.tasks.configChanged).toEqual([id('qemu/101')]);
@@ -133,14 +137,14 @@ describe('a poller that reads per node, not per guest', () => {
     expect(await storedOn('qemu/101')).toEqual([id('storage/pve1/ceph-rbd'), id('storage/pve1/local-lvm')]);
 
     // The same task listed again (the task window overlaps) is not a new change: no read.
-    clock += 30_000;
+    clock += 1000;
     const again = await passRequests(() => observe(deps(), source()));
     expect(configs(again.sent)).toEqual([]);
     expect(await storedOn('qemu/101')).toEqual([id('storage/pve1/ceph-rbd'), id('storage/pve1/local-lvm')]);
   });
 
   it('the rolling refresh re-reads every config within its period', async () => {
-    clock += 3600_000;
+    clock += REFRESH_SECONDS * 1000;
     const { result: o, sent } = await passRequests(() => observe(deps(), source()));
     expect(o.report.complete).toBe(true);
     expect(configs(sent)).toHaveLength(10);
@@ -151,7 +155,7 @@ describe('a poller that reads per node, not per guest', () => {
     standin.routes(
       lab(c, tasks, (t) => patchData(t, 'GET /nodes/pve2/qemu/113/status/current', { qmpstatus: 'running' })),
     );
-    clock += 30_000;
+    clock += 1000;
     const running = await observe(deps(), source());
     expect((await getResourceById(driver, id('qemu/113')))!.state).toBe('running');
     expect(running.report.stateChanges).toEqual([
@@ -159,7 +163,7 @@ describe('a poller that reads per node, not per guest', () => {
     ]);
 
     standin.routes(lab(c, tasks));
-    clock += 30_000;
+    clock += 1000;
     const { result: o, sent } = await passRequests(() => observe(deps(), source()));
     expect(sent.filter((s) => s.includes('/qemu/113'))).toEqual([]);
     expect(o.report.stateChanges).toEqual([
@@ -173,7 +177,7 @@ describe('a poller that reads per node, not per guest', () => {
 
   it('a 429 makes the poller back off for its Retry-After, and the pass completes', async () => {
     standin.fault('/cluster/resources', { kind: 'status', status: 429, retryAfter: '1' }, { times: 1 });
-    clock += 30_000;
+    clock += 1000;
     const started = Date.now();
     const { result: o, sent } = await passRequests(() => observe(deps(), source()));
     standin.clearFaults();
