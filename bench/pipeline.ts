@@ -15,7 +15,7 @@ import { correlateChanges, type ObservedChange } from '../src/pipeline/correlate
 import { observe } from '../src/pipeline/observe.js';
 import { proxmoxSource } from '../src/pipeline/sources.js';
 import { benchNeo4j, fmt, percentile } from './support.js';
-import { nowSeconds, syntheticCluster } from './synthetic-cluster.js';
+import { closeSyntheticBench, nowSeconds, syntheticCluster } from './synthetic-cluster.js';
 
 const GUESTS_PER_NODE = 500;
 const ROUNDS = 5;
@@ -112,12 +112,5 @@ try {
     `RESULT pipeline roundtrips_1=${one.roundtrips} roundtrips_500=${many.roundtrips} correlate_roundtrips_1=${c1.roundtrips} correlate_roundtrips_500=${c500.roundtrips} pass_ms_1=${fmt(one.ms, 0)} pass_ms_500=${fmt(many.ms, 0)}`,
   );
 } finally {
-  client.close();
-  await standin.close();
-  await neo.driver
-    .executeQuery('MATCH (n) WHERE n.id STARTS WITH $p OR n.resourceId STARTS WITH $p DETACH DELETE n', {
-      p: `proxmox:${cluster.name}/`,
-    })
-    .catch(() => {});
-  await neo.stop();
+  await closeSyntheticBench({ client, standin, cluster, neo });
 }

@@ -78,6 +78,29 @@ export const ENV_SCHEMA = z.object({
     .max(24 * 366)
     .default(24)
     .describe('Hours of Proxmox task history the first poll of a node reads; later polls continue from its cursor.'),
+  AITIA_PROXMOX_CONFIG_REFRESH_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(3600)
+    .describe(
+      'Every guest config is re-read within this many seconds, spread over the polls (besides first sight and config-changing tasks).',
+    ),
+  AITIA_PROXMOX_AGENT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(86_400)
+    .default(300)
+    .describe('Seconds between QEMU guest-agent pings of a running VM whose config enables the agent.'),
+  AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(4)
+    .describe('Proxmox API requests in flight at once per cluster; 429/503 answers back off (Retry-After honoured).'),
   AITIA_CLOCK_SKEW_SECONDS: z.coerce
     .number()
     .int()
@@ -112,6 +135,12 @@ export interface Config {
     pollSeconds: number;
     /** Task history read on a node's first poll, in hours. */
     backfillHours: number;
+    /** Every guest config is re-read within this period (rolling refresh). */
+    configRefreshSeconds: number;
+    /** Guest-agent ping cadence per running VM. */
+    agentSeconds: number;
+    /** Requests in flight at once toward the API. */
+    maxConcurrentRequests: number;
   };
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
   /** Seconds of provider clock disagreement the correlator tolerates. */
@@ -149,6 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       insecure: e.AITIA_PROXMOX_INSECURE,
       pollSeconds: e.AITIA_PROXMOX_POLL_SECONDS,
       backfillHours: e.AITIA_PROXMOX_BACKFILL_HOURS,
+      configRefreshSeconds: e.AITIA_PROXMOX_CONFIG_REFRESH_SECONDS,
+      agentSeconds: e.AITIA_PROXMOX_AGENT_SECONDS,
+      maxConcurrentRequests: e.AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS,
     },
     logLevel: e.AITIA_LOG_LEVEL,
     clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,

@@ -74,11 +74,19 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
     batchSize: positiveInt('batch-size', values['batch-size']),
     concurrency: positiveInt('concurrency', values.concurrency),
     agentPing: !values['no-agent-ping'],
+    configRefreshSeconds: ctx.config.proxmox.configRefreshSeconds,
+    agentSeconds: ctx.config.proxmox.agentSeconds,
     onProgress: (line: string) => ctx.print(line),
   };
   const tasks = { initialLookbackSeconds: ctx.config.proxmox.backfillHours * 3600 };
   if (insecure) ctx.print('warning: AITIA_PROXMOX_INSECURE=true: the Proxmox TLS certificate is not verified');
-  const client = createProxmoxClient({ baseUrl: url, token, caFile, insecure });
+  const client = createProxmoxClient({
+    baseUrl: url,
+    token,
+    caFile,
+    insecure,
+    maxConcurrent: ctx.config.proxmox.maxConcurrentRequests,
+  });
   const deps = await pipelineDeps(ctx);
   const graph = await ctx.openGraph();
   try {

@@ -91,11 +91,25 @@ export const serveCommand: CliCommand = {
     // The Proxmox state poll (tasks → inventory → attributed transitions, published to subscribers).
     const { url: pxUrl, token: pxToken, caFile, insecure, pollSeconds } = config.proxmox;
     const pxClient =
-      !demo && pxUrl && pxToken ? createProxmoxClient({ baseUrl: pxUrl, token: pxToken, caFile, insecure }) : null;
+      !demo && pxUrl && pxToken
+        ? createProxmoxClient({
+            baseUrl: pxUrl,
+            token: pxToken,
+            caFile,
+            insecure,
+            maxConcurrent: config.proxmox.maxConcurrentRequests,
+          })
+        : null;
     const poller = pxClient
       ? startObservationPoller({
           deps: pipeline,
-          source: proxmoxSource(pxClient, { tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 } }),
+          source: proxmoxSource(pxClient, {
+            tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 },
+            inventory: {
+              configRefreshSeconds: config.proxmox.configRefreshSeconds,
+              agentSeconds: config.proxmox.agentSeconds,
+            },
+          }),
           intervalSeconds: pollSeconds,
           log,
         })

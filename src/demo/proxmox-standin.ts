@@ -6,8 +6,14 @@ import { join } from 'node:path';
 /**
  * A local stand-in for the Proxmox VE API on 127.0.0.1: a route table of recorded responses plus
  * fault injection. Inventory, task-list and demo tests share it: load a folder of recordings, swap
- * routes between polls (`route`, `routes`), and make paths answer 401/500, hang, send truncated
+ * routes between polls (`route`, `routes`), and make paths answer 401/429/500, hang, send truncated
  * JSON, cut the connection, or make a whole node stop answering as pveproxy reports it (595).
+ *
+ * A node's guest list (`GET /nodes/{node}/qemu[?full=1]`, `GET /nodes/{node}/lxc`) that has no route
+ * of its own is assembled from the node's status/current routes, as Proxmox builds both from the
+ * same `vmstatus` hash: each entry without status/current's additions (`ha`, `agent`, `spice`,
+ * `clipboard`), and without `qmpstatus` unless `full=1`. Changing a guest's status/current between
+ * polls therefore changes its node's list too.
  */
 
 /** One recorded answer; `body` is JSON-encoded, `raw` is sent as is. */
@@ -18,6 +24,8 @@ export interface RecordedResponse {
   body?: unknown;
   raw?: string;
   delayMs?: number;
+  /** Extra response headers, e.g. `Retry-After`. */
+  headers?: Record<string, string>;
 }
 
 export interface StandinRequest {
@@ -36,7 +44,8 @@ export type Responder = RecordedResponse | ((req: StandinRequest) => RecordedRes
 export type RouteTable = Map<string, Responder>;
 
 export type Fault =
-  | { kind: 'status'; status: number; message?: string }
+  /** An error answer; `retryAfter` (seconds or an HTTP date) is sent as the Retry-After header. */
+  | { kind: 'status'; status: number; message?: string; retryAfter?: string }
   /** Accepts the request and never answers (until the stand-in closes). */
   | { kind: 'hang' }
   /** A complete HTTP answer whose JSON body is cut in half. */
@@ -110,6 +119,39 @@ export function errorResponse(status: number, message: string): RecordedResponse
   };
 }
 
+/** Fields status/current adds to a guest's `vmstatus` entry (qemu-server and pve-container `vm_status`). */
+const STATUS_CURRENT_ONLY = ['ha', 'agent', 'spice', 'clipboard'];
+
+/** A node's guest list assembled from the table's status/current routes of that node (see the module doc). */
+async function derivedGuestList(
+  table: RouteTable,
+  node: string,
+  type: 'qemu' | 'lxc',
+  req: StandinRequest,
+): Promise<RecordedResponse> {
+  const full = req.query.get('full') === '1';
+  const entries: Array<Record<string, unknown>> = [];
+  for (const [key, responder] of table) {
+    const m = /^GET \/nodes\/([^/]+)\/(qemu|lxc)\/(\d+)\/status\/current$/.exec(key);
+    if (!m || m[1] !== node || m[2] !== type) continue;
+    const answer =
+      typeof responder === 'function'
+        ? await responder({
+            ...req,
+            path: `/nodes/${node}/${type}/${m[3]}/status/current`,
+            query: new URLSearchParams(),
+          })
+        : responder;
+    const data = (answer.body as { data?: unknown } | undefined)?.data;
+    if ((answer.status ?? 200) !== 200 || !data || typeof data !== 'object') continue;
+    const entry: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+    for (const k of STATUS_CURRENT_ONLY) delete entry[k];
+    if (!full) delete entry.qmpstatus;
+    entries.push(entry);
+  }
+  return { body: { data: entries } };
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -133,6 +175,7 @@ export async function startProxmoxStandin(
     res.writeHead(answer.status ?? 200, answer.statusMessage ?? '', {
       'Content-Type': 'application/json;charset=UTF-8',
       'Content-Length': Buffer.byteLength(text),
+      ...answer.headers,
     });
     res.end(text);
   };
@@ -140,7 +183,11 @@ export async function startProxmoxStandin(
   const lookup = async (r: StandinRequest): Promise<RecordedResponse> => {
     const q = r.query.toString();
     const responder = (q ? table.get(`${r.method} ${r.path}?${q}`) : undefined) ?? table.get(`${r.method} ${r.path}`);
-    if (!responder) return errorResponse(501, `Method '${r.method} /api2/json${r.path}' not implemented`);
+    if (!responder) {
+      const list = r.method === 'GET' ? /^\/nodes\/([^/]+)\/(qemu|lxc)$/.exec(r.path) : null;
+      if (list) return derivedGuestList(table, list[1]!, list[2] as 'qemu' | 'lxc', r);
+      return errorResponse(501, `Method '${r.method} /api2/json${r.path}' not implemented`);
+    }
     return typeof responder === 'function' ? responder(r) : responder;
   };
 
@@ -166,7 +213,10 @@ export async function startProxmoxStandin(
     const fault = rule?.fault;
     if (fault?.kind === 'hang') return; // the socket stays open until close()
     if (fault?.kind === 'status')
-      return send(res, errorResponse(fault.status, fault.message ?? `injected HTTP ${fault.status}`));
+      return send(res, {
+        ...errorResponse(fault.status, fault.message ?? `injected HTTP ${fault.status}`),
+        ...(fault.retryAfter !== undefined ? { headers: { 'Retry-After': fault.retryAfter } } : {}),
+      });
     if (!url.pathname.startsWith('/api2/json/')) return send(res, errorResponse(404, 'not an API path'));
     if (!r.authorization) return send(res, { status: 401, statusMessage: 'No ticket', body: { data: null } });
     if (r.authorization !== `PVEAPIToken=${token}`)

@@ -94,6 +94,8 @@ export interface UpsertEventsResult {
   updated: number;
   /** Resource ids named by events whose resource does not exist yet (linked later by {@link linkEventsToResources}). */
   unlinkedResourceIds: string[];
+  /** Ids of the events this call created or whose outcome or resource it changed (not the unchanged re-reads). */
+  touchedIds: string[];
 }
 
 const isIso = (v: unknown): v is string => typeof v === 'string' && DateTime.fromISO(v, { setZone: true }).isValid;
@@ -145,7 +147,7 @@ const UPSERT = `
   }
   OPTIONAL MATCH (r:Resource {id: rid})
   FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END | MERGE (e)-[:CONCERNS]->(r))
-  RETURN created, changed, rid, r IS NOT NULL AS linked`;
+  RETURN e.id AS id, created, changed, rid, r IS NOT NULL AS linked`;
 
 /**
  * Batched, idempotent upsert of events (UNWIND, one transaction per batch). The same event twice
@@ -161,7 +163,7 @@ export async function upsertEvents(
   // The same id twice in one call: the last one wins, as it would in two calls.
   const unique = [...new Map(events.map((e) => [e.id, e])).values()];
   const now = options.at ?? isoNow();
-  const result: UpsertEventsResult = { written: 0, created: 0, updated: 0, unlinkedResourceIds: [] };
+  const result: UpsertEventsResult = { written: 0, created: 0, updated: 0, unlinkedResourceIds: [], touchedIds: [] };
   const unlinked = new Set<string>();
   await inBatches(unique, options.batchSize ?? 10_000, async (batch) => {
     const rows = batch.map((e) => ({
@@ -177,6 +179,7 @@ export async function upsertEvents(
       result.written++;
       if (r.get('created')) result.created++;
       else if (r.get('changed')) result.updated++;
+      if (r.get('created') || r.get('changed')) result.touchedIds.push(r.get('id') as string);
       const rid = r.get('rid') as string | null;
       if (rid && !r.get('linked')) unlinked.add(rid);
     }

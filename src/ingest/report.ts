@@ -25,6 +25,17 @@ export interface ScopeError {
   message: string;
 }
 
+/** API requests a polled pass sent (every attempt, retries included), by category. */
+export interface PassRequests {
+  total: number;
+  byCategory: Record<string, number>;
+  retried: number;
+  /** Answers asking to slow down (429, 503). */
+  throttled: number;
+  /** Time spent backing off after them. */
+  backoffMs: number;
+}
+
 /**
  * What one ingest pass did. `complete` is true only when every fetch of the scope succeeded: only
  * then may resources not seen be marked missing (`markedMissing`). Nothing is ever deleted.
@@ -49,6 +60,8 @@ export interface IngestReport {
   markedMissing: number;
   edgesMarkedMissing: number;
   conditions: { opened: string[]; resolved: string[] };
+  /** What a polled pass asked of the provider's API (absent for pushed documents). */
+  requests?: PassRequests;
 }
 
 /** A fresh update tag: `<prefix>-<UTC compact time>-<random>`, unique per pass. */
@@ -113,6 +126,7 @@ export function formatProgress(stage: IngestStage, r: IngestReport): string {
   ];
   if (stage === 'staleness' || stage === 'done')
     parts.push(`missing=${r.markedMissing}`, `changes=${r.stateChanges.length}`);
+  if (stage === 'done' && r.requests) parts.push(`requests=${r.requests.total}`);
   if (stage === 'done')
     parts.push(
       r.complete ? 'complete' : 'INCOMPLETE (nothing marked missing)',

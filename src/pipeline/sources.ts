@@ -2,7 +2,15 @@ import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { linkEventsToResources } from '../graph/events.js';
 import type { ProxmoxClient } from '../ingest/proxmox/client.js';
-import { syncProxmox, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
+import { getClusterStatus } from '../ingest/proxmox/inventory-get.js';
+import { createProxmoxPollState, type ProxmoxPollState } from '../ingest/proxmox/poll-state.js';
+import {
+  addRequestCounts,
+  emptyRequestCounts,
+  formatRequestCounts,
+  type RequestCounts,
+} from '../ingest/proxmox/request-stats.js';
+import { syncProxmox, type ProxmoxSyncReport, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
 import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
 import { importVcenterInventory, type ImportVcenterOptions } from '../ingest/vcenter/import.js';
 import type { ObservationSource } from './observe.js';
@@ -11,12 +19,22 @@ import type { ObservationSource } from './observe.js';
 export interface ProxmoxPassExtra {
   tasks: TaskSyncReport;
   linkedEvents: number;
+  /** What the whole pass (both stages) asked of the API. */
+  requests: RequestCounts;
+  /** The inventory stage's reads per guest (configs by reason, status fallbacks, agent pings). */
+  reads: ProxmoxSyncReport['reads'];
 }
 
 /**
  * A Proxmox cluster, in the order attribution needs: (1) the task history, so the tasks that
  * explain a change are in the graph before it is explained; (2) the inventory, which reports the
  * state changes; then events listed before their resource existed are linked to it.
+ *
+ * The source remembers between its passes what the inventory read (configs, agent pings: see
+ * src/ingest/proxmox/poll-state.ts), so a steady-state pass reads `/cluster/status` once (shared by
+ * both stages), `/cluster/resources`, and per node its task list and guest lists; configs only for
+ * guests a finished task may have changed (handed from the task stage), new ones, moved ones and
+ * the rolling refresh; agent pings on their own cadence.
  */
 export function proxmoxSource(
   client: ProxmoxClient,
@@ -25,20 +43,54 @@ export function proxmoxSource(
     inventory?: SyncProxmoxOptions;
     /** Called with the task stage's line as soon as it is done (before the inventory). */
     onTasks?: (line: string, report: TaskSyncReport) => void;
+    /** What earlier passes read; default a fresh one for this source. */
+    state?: ProxmoxPollState;
   } = {},
 ): ObservationSource<ProxmoxPassExtra> {
+  const state = options.state ?? createProxmoxPollState();
   return {
     name: `proxmox ${client.baseUrl}`,
     async pass(driver: Driver) {
-      const tasks = await syncProxmoxTasks(driver, client, options.tasks);
+      // One read of /cluster/status per pass, shared by both stages (a failure fails both alike).
+      let status: Promise<unknown> | null = null;
+      const readClusterStatus = () => (status ??= getClusterStatus(client));
+      const tasks = await syncProxmoxTasks(driver, client, { ...options.tasks, readClusterStatus });
       options.onTasks?.(formatTaskSync(tasks), tasks);
-      const report = await syncProxmox(driver, client, options.inventory);
+      const report = await syncProxmox(driver, client, {
+        ...options.inventory,
+        state,
+        readClusterStatus,
+        configChanged: [...(options.inventory?.configChanged ?? []), ...tasks.configChanged],
+      });
       const linkedEvents = await linkEventsToResources(driver, tasks.unlinkedResourceIds);
-      return { report, observer: `scheduler:${report.scope}`, extra: { tasks, linkedEvents } };
+      const requests = addRequestCounts(
+        tasks.requests ?? emptyRequestCounts(),
+        (report.requests as RequestCounts | undefined) ?? emptyRequestCounts(),
+      );
+      report.requests = requests;
+      return {
+        report,
+        observer: `scheduler:${report.scope}`,
+        extra: { tasks, linkedEvents, requests, reads: report.reads },
+      };
     },
     summarize: ({ extra }) => [formatTaskSync(extra.tasks)],
-    stateDetail: ({ extra }) => `linked-events=${extra.linkedEvents}`,
+    stateDetail: ({ extra }) => `linked-events=${extra.linkedEvents} ${formatProxmoxReads(extra)}`,
   };
+}
+
+/**
+ * What a pass cost the API, in one phrase: `requests=11 (cluster=2 tasks=3 node_list=6) configs=0
+ * (first=0 task=0 placement=0 refresh=0) status-fallbacks=0 agent-pings=0`.
+ */
+export function formatProxmoxReads(extra: Pick<ProxmoxPassExtra, 'requests' | 'reads'>): string {
+  const c = extra.reads.configs;
+  const configs = c.first + c.task + c.placement + c.refresh;
+  return (
+    `${formatRequestCounts(extra.requests)} configs=${configs} (first=${c.first} task=${c.task} ` +
+    `placement=${c.placement} refresh=${c.refresh}) status-fallbacks=${extra.reads.statusFallbacks} ` +
+    `agent-pings=${extra.reads.agentPings}`
+  );
 }
 
 /**

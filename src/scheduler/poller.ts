@@ -72,6 +72,7 @@ export function logObservation<Extra>(log: Logger, source: ObservationSource<Ext
     stateChanges: report.stateChanges.length,
     markedMissing: report.markedMissing,
     durationMs: report.durationMs,
+    requests: report.requests,
   };
   if (report.complete) log.info(summary, `${source.name}: inventory pass`);
   else

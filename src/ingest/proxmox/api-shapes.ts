@@ -92,5 +92,17 @@ export const GuestStatusSchema = z.looseObject({
 });
 export type GuestStatus = z.infer<typeof GuestStatusSchema>;
 
+/**
+ * An entry of `GET /nodes/{node}/qemu?full=1` or `GET /nodes/{node}/lxc`: the same `vmstatus` hash
+ * status/current starts from (qemu-server `vmstatus_return_properties`, pve-container
+ * `PVE::LXC::vmstatus`): `status`, `qmpstatus` (QEMU with `full=1`), `lock`, `template`, `name`,
+ * `tags`. Without status/current's additions: `ha` (the listing's `hastate` says it), `agent` (the
+ * config says it), `spice`, `clipboard`. LXC lists may send `vmid` as a string.
+ */
+export const NodeGuestEntrySchema = GuestStatusSchema.extend({
+  vmid: num.pipe(z.number().int().positive()),
+});
+export type NodeGuestEntry = z.infer<typeof NodeGuestEntrySchema>;
+
 /** `…/config`: a flat map of option → value (property strings, numbers). */
 export const GuestConfigSchema = z.record(z.string(), z.unknown());

@@ -15,6 +15,8 @@ export class ProxmoxApiError extends Error {
   readonly providerMessage: string | null;
   /** How many times the call was tried (GETs are retried on transient failures). */
   attempts: number;
+  /** The answer's `Retry-After`, in milliseconds, when it sent one (429, 503). */
+  readonly retryAfterMs: number | null;
 
   constructor(init: {
     kind: ProxmoxErrorKind;
@@ -24,6 +26,7 @@ export class ProxmoxApiError extends Error {
     providerMessage?: string | null;
     detail: string;
     attempts?: number;
+    retryAfterMs?: number | null;
     cause?: unknown;
   }) {
     const status = init.status ?? null;
@@ -38,11 +41,33 @@ export class ProxmoxApiError extends Error {
     this.status = status;
     this.providerMessage = init.providerMessage ?? null;
     this.attempts = init.attempts ?? 1;
+    this.retryAfterMs = init.retryAfterMs ?? null;
   }
 }
 
-/** Statuses a GET may retry: gateway errors and pveproxy's 595 (no connection) / 596 (timeout) to another node. */
-const RETRYABLE_STATUS = new Set([502, 503, 504, 595, 596]);
+/**
+ * Statuses a GET may retry: 429 (too many requests), gateway errors and pveproxy's 595 (no
+ * connection) / 596 (timeout) to another node.
+ */
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504, 595, 596]);
+
+/** 429 and 503: the API (or a proxy in front of it) asks the client to slow down. */
+export function isThrottled(err: ProxmoxApiError): boolean {
+  return err.kind === 'http' && (err.status === 429 || err.status === 503);
+}
+
+/**
+ * A `Retry-After` header in milliseconds: delta-seconds (`120`) or an HTTP date, relative to
+ * `nowMs`; null when absent or unreadable. Negative waits are zero. Pure.
+ */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null {
+  const v = (value ?? '').trim();
+  if (v === '') return null;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  if (!Number.isFinite(at) || !/[a-z]/i.test(v)) return null;
+  return Math.max(0, at - nowMs);
+}
 
 /** True when repeating the same GET could succeed. POSTs are never retried, whatever this says. */
 export function isRetryable(err: ProxmoxApiError): boolean {
@@ -96,6 +121,7 @@ export function statusError(
   status: number,
   statusMessage: string,
   body: string,
+  retryAfterMs: number | null = null,
 ): ProxmoxApiError {
   const reason = statusMessage.trim();
   const providerMessage = bodyMessage(body) ?? (reason !== '' ? reason : null);
@@ -125,6 +151,7 @@ export function statusError(
     path,
     status,
     providerMessage,
+    retryAfterMs,
     detail: providerMessage ?? 'no message',
   });
 }

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { ProxmoxApiError, isRetryable, statusError, transportError } from './client-error.js';
+import {
+  ProxmoxApiError,
+  isRetryable,
+  isThrottled,
+  parseRetryAfter,
+  statusError,
+  transportError,
+} from './client-error.js';
+import { emptyRequestCounts, requestCategory, type RequestCounts } from './request-stats.js';
 
 export { ProxmoxApiError, isRetryable, type ProxmoxErrorKind } from './client-error.js';
 
@@ -11,8 +19,10 @@ export interface ProxmoxClient {
   readonly baseUrl: string;
   /** GET `<base>/api2/json<path>`; retried with exponential backoff on transient failures. */
   get(path: string, query?: Record<string, string | number>): Promise<unknown>;
-  /** POST, never retried: a repeated POST could act twice. */
+  /** POST, retried only on 429 (the API refused it unread): a repeated POST could act twice. */
   post(path: string, body?: Record<string, string | number>): Promise<unknown>;
+  /** Requests sent since the client was made (a snapshot; diff two to count one pass). */
+  requestCounts(): RequestCounts;
   /** Lets go of kept-alive sockets. */
   close(): void;
 }
@@ -35,12 +45,34 @@ export interface ProxmoxClientOptions {
   backoffMs?: number;
   /** Bodies larger than this are refused (a runaway answer must not exhaust memory). Default 64 MiB. */
   maxBodyBytes?: number;
+  /** Requests in flight at once, whoever asks (AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS). Default 4. */
+  maxConcurrent?: number;
+  /** The longest a Retry-After is honoured; a longer one waits this long. Default 30 s. */
+  maxRetryAfterMs?: number;
 }
 
 interface RawAnswer {
   status: number;
   statusMessage: string;
   body: string;
+  retryAfter: string | null;
+}
+
+/** A counting semaphore: `run` waits for one of `limit` places. */
+function limiter(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async function run<T>(fn: () => Promise<T>): Promise<T> {
+    if (active >= limit) await new Promise<void>((r) => waiting.push(r));
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -57,13 +89,19 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
       throw new Error(`cannot read AITIA_PROXMOX_CA_FILE ${options.caFile}: ${(err as Error).message}`, { cause: err });
     }
   }
+  const maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
   const agent = isHttps
-    ? new https.Agent({ keepAlive: true, maxSockets: 8, ca, rejectUnauthorized: !options.insecure })
-    : new http.Agent({ keepAlive: true, maxSockets: 8 });
+    ? new https.Agent({ keepAlive: true, maxSockets: maxConcurrent, ca, rejectUnauthorized: !options.insecure })
+    : new http.Agent({ keepAlive: true, maxSockets: maxConcurrent });
   const timeoutMs = options.timeoutMs ?? 10_000;
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 300;
   const maxBody = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+  const slot = limiter(maxConcurrent);
+  const counts = emptyRequestCounts();
+  // After a 429/503 every request waits until then: the whole source backs off, not one call.
+  let pausedUntil = 0;
   const headers = { Authorization: `PVEAPIToken=${options.token}`, Accept: 'application/json' };
 
   function once(method: 'GET' | 'POST', path: string, url: URL, form: string | null): Promise<RawAnswer> {
@@ -126,10 +164,12 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
             );
           settled = true;
           clearTimeout(timer);
+          const retryAfter = res.headers['retry-after'];
           resolve({
             status: res.statusCode ?? 0,
             statusMessage: res.statusMessage ?? '',
             body: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
           });
         });
       });
@@ -139,7 +179,14 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
 
   function parse(method: 'GET' | 'POST', path: string, answer: RawAnswer): unknown {
     if (answer.status < 200 || answer.status >= 300)
-      throw statusError(method, path, answer.status, answer.statusMessage, answer.body);
+      throw statusError(
+        method,
+        path,
+        answer.status,
+        answer.statusMessage,
+        answer.body,
+        parseRetryAfter(answer.retryAfter, Date.now()),
+      );
     let parsed: unknown;
     try {
       parsed = JSON.parse(answer.body);
@@ -168,15 +215,34 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
     const url = new URL(base.href + path);
     const encoded = new URLSearchParams(Object.entries(params ?? {}).map(([k, v]) => [k, String(v)])).toString();
     if (method === 'GET' && encoded) url.search = encoded;
-    const attempts = method === 'GET' ? retries + 1 : 1;
+    const attempts = retries + 1;
+    const category = requestCategory(method, path);
     for (let attempt = 1; ; attempt++) {
       try {
-        return parse(method, path, await once(method, path, url, method === 'POST' ? encoded : null));
+        return await slot(async () => {
+          const wait = pausedUntil - Date.now();
+          if (wait > 0) {
+            counts.backoffMs += wait;
+            await sleep(wait);
+          }
+          counts.total++;
+          counts.byCategory[category]++;
+          if (attempt > 1) counts.retried++;
+          return parse(method, path, await once(method, path, url, method === 'POST' ? encoded : null));
+        });
       } catch (err) {
         const e = err instanceof ProxmoxApiError ? err : transportError(method, path, err);
         e.attempts = attempt;
-        if (attempt >= attempts || !isRetryable(e)) throw e;
-        await sleep(backoffMs * 2 ** (attempt - 1));
+        const throttled = isThrottled(e);
+        if (throttled) counts.throttled++;
+        // A POST is repeated only after a 429: the API refused it without acting on it.
+        const mayRetry = method === 'GET' ? isRetryable(e) : e.kind === 'http' && e.status === 429;
+        if (attempt >= attempts || !mayRetry) throw e;
+        const backoff = backoffMs * 2 ** (attempt - 1);
+        if (throttled) {
+          const delay = Math.min(maxRetryAfterMs, Math.max(e.retryAfterMs ?? 0, backoff));
+          pausedUntil = Math.max(pausedUntil, Date.now() + delay);
+        } else await sleep(backoff);
       }
     }
   }
@@ -185,6 +251,7 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     get: (path, query) => call('GET', path, query),
     post: (path, body) => call('POST', path, body),
+    requestCounts: () => structuredClone(counts),
     close: () => agent.destroy(),
   };
 }

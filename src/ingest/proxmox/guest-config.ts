@@ -85,3 +85,18 @@ export function parseSmbiosSerial(config: Record<string, unknown>): string | nul
   const text = opts.get('base64') === '1' ? Buffer.from(serial, 'base64').toString('utf8') : serial;
   return text.trim() === '' ? null : text.trim();
 }
+
+/**
+ * Is the QEMU guest agent enabled (`agent: 1`, `agent: enabled=1,fstrim_cloned_disks=1`)? The
+ * property's first, unnamed value is `enabled`; anything else (absent, `0`, LXC) is false.
+ */
+export function parseAgentEnabled(config: Record<string, unknown>): boolean {
+  const raw = config.agent;
+  if (typeof raw === 'number' || typeof raw === 'boolean') return raw === 1 || raw === true;
+  if (typeof raw !== 'string') return false;
+  for (const part of raw.split(',')) {
+    const [k, v] = part.includes('=') ? part.split('=', 2).map((x) => x.trim()) : ['enabled', part.trim()];
+    if (k === 'enabled') return v === '1' || v === 'on' || v === 'yes' || v === 'true';
+  }
+  return false;
+}

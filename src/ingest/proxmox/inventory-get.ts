@@ -17,6 +17,16 @@ export function getClusterResources(client: ProxmoxClient): Promise<unknown> {
   return client.get('/cluster/resources');
 }
 
+/**
+ * `GET /nodes/{node}/qemu?full=1` or `GET /nodes/{node}/lxc`: every guest of one family on the
+ * node with its run state, in one call. `full=1` makes pveproxy ask each running VM's QMP for
+ * `qmpstatus` (paused, io-error, prelaunch, suspended …); LXC has no such detail.
+ */
+export function getNodeGuests(client: ProxmoxClient, node: string, type: 'qemu' | 'lxc'): Promise<unknown> {
+  const path = `/nodes/${encodeURIComponent(node)}/${type}`;
+  return type === 'qemu' ? client.get(path, { full: 1 }) : client.get(path);
+}
+
 /** `GET /nodes/{node}/{qemu|lxc}/{vmid}/status/current`. */
 export function getGuestStatus(
   client: ProxmoxClient,

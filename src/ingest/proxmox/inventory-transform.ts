@@ -8,7 +8,13 @@ import {
 } from '../../model/index.js';
 import type { SkippedItem } from '../report.js';
 import { guestAgentState, type AgentPingAnswer } from './guest-agent.js';
-import { parseGuestVolumes, parseMacAddresses, parseSmbiosSerial, parseSmbiosUuid } from './guest-config.js';
+import {
+  parseAgentEnabled,
+  parseGuestVolumes,
+  parseMacAddresses,
+  parseSmbiosSerial,
+  parseSmbiosUuid,
+} from './guest-config.js';
 import { guestKey, onlineNodes } from './inventory-parse.js';
 import { GuestConfigSchema, GuestStatusSchema, type GuestEntry } from './api-shapes.js';
 import { validRows, type RawRow, type ResourceRow } from '../row-validation.js';
@@ -16,11 +22,15 @@ import { clusterRow, hostRows, storageRows, type ClusterListing } from './invent
 
 export type { ResourceRow } from '../row-validation.js';
 
-/** What the detail calls of one guest returned; null fields were not fetched or failed. */
+/**
+ * What the detail reads of one guest gave; null fields were not fetched or failed. `status` is its
+ * entry in the node's guest list (or its status/current), `config` the config read this pass or
+ * the one remembered from an earlier pass.
+ */
 export interface GuestDetail {
   status: unknown | null;
   config: unknown | null;
-  /** status/current or config failed: the guest's row is coarse (see {@link ResourceRow.coarse}). */
+  /** Its status or config read failed: the guest's row is coarse (see {@link ResourceRow.coarse}). */
   failed: boolean;
   ping: AgentPingAnswer | null;
 }
@@ -45,7 +55,7 @@ export interface ProxmoxInventory {
 
 /** Attribute keys each source owns: cleared when that source answered without them. */
 const LIST_KEYS = ['vmid', 'node', 'template', 'hastate', 'lock', 'tags', 'maxmem', 'maxcpu', 'maxdisk'];
-const STATUS_KEYS = ['qmpstatus', 'agent', 'ha_managed', 'hastate', 'lock'];
+const STATUS_KEYS = ['qmpstatus', 'ha_managed', 'hastate', 'lock'];
 const CONFIG_KEYS = ['mac_addresses', 'smbios_uuid', 'serial_number', 'ostype'];
 
 function splitTags(tags: string | undefined): string[] | undefined {
@@ -72,7 +82,7 @@ function guestRow(
   // An answer that arrived but cannot be read leaves the guest half-seen: the pass is not complete.
   if (detail && !detail.failed && (!status || !config)) {
     const what = !status
-      ? `status/current (${statusParse?.success === false ? statusParse.error.issues[0]?.message : 'empty'})`
+      ? `status (${statusParse?.success === false ? statusParse.error.issues[0]?.message : 'empty'})`
       : 'config (not an object)';
     problems.push(`${g.type}/${g.vmid} on ${g.node}: unreadable ${what}`);
   }
@@ -100,20 +110,32 @@ function guestRow(
     const raw = { status: status.status, qmpstatus: status.qmpstatus ?? null, lock: status.lock ?? null };
     mapped = g.type === 'qemu' ? mapProxmoxVm(raw) : mapProxmoxLxc(raw);
     for (const k of STATUS_KEYS) managed.add(k);
-    // status/current is fresher than the ~10 s old listing: its lock and HA state win.
+    // The node's list is fresher than the ~10 s old cluster listing: its lock wins. HA state is in
+    // status/current's `ha` only; a node list has none, and the listing's `hastate` (set only for
+    // HA-managed guests) says it.
     delete attrs.lock;
-    delete attrs.hastate;
     put('lock', status.lock);
-    put('ha_managed', status.ha?.managed ?? false);
-    if (status.ha?.managed) put('hastate', status.ha.state ?? g.hastate);
+    if (status.ha) {
+      delete attrs.hastate;
+      put('ha_managed', status.ha.managed ?? false);
+      if (status.ha.managed) put('hastate', status.ha.state ?? g.hastate);
+    } else put('ha_managed', g.hastate !== undefined);
     if (g.type === 'qemu') {
       put('qmpstatus', status.qmpstatus);
-      const enabled = Boolean(status.agent);
-      put('agent', enabled);
-      const agentState = guestAgentState({ enabled, running: mapped.state === 'running', ping: detail?.ping ?? null });
-      if (agentState) {
-        managed.add('qemu_guest_agent');
-        put('qemu_guest_agent', agentState);
+      // The config says whether the agent is enabled; status/current repeats it, a node list does not.
+      const enabled = config ? parseAgentEnabled(config) : status.agent;
+      if (enabled !== undefined) {
+        managed.add('agent');
+        put('agent', enabled);
+        const agentState = guestAgentState({
+          enabled,
+          running: mapped.state === 'running',
+          ping: detail?.ping ?? null,
+        });
+        if (agentState) {
+          managed.add('qemu_guest_agent');
+          put('qemu_guest_agent', agentState);
+        }
       }
     }
   } else {

@@ -110,3 +110,32 @@ export function normaliseTaskType(rawType: string): EventType {
 export function guestKindOfTaskType(rawType: string): GuestKind | null {
   return taskTypeInfo(rawType).guestKind;
 }
+
+/**
+ * Event types of tasks that can change a guest's configuration or placement: what its config says
+ * (disks and their storages, NICs and MACs, SMBIOS identity, the agent flag) or which node holds it.
+ * A finished one makes the poller re-read that guest's config on its next pass. Snapshots, backups
+ * and power actions leave the config as it was (a backup's lock is in the node list).
+ */
+export const CONFIG_CHANGING_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
+  'vm_create',
+  'vm_clone',
+  'vm_restore',
+  'vm_config',
+  'vm_move_disk',
+  'vm_migrate',
+  'vm_rollback',
+  'vm_template',
+]);
+
+/**
+ * Raw task types the table above does not name (they map to `other`) that still change a config:
+ * `resize` (a disk of a VM or a container grew; qemu-server and pve-container both fork it under
+ * that name) and `move_volume` (a container volume moved to another storage).
+ */
+const CONFIG_CHANGING_RAW_TYPES: ReadonlySet<string> = new Set(['resize', 'move_volume']);
+
+/** True when a task of this (normalised, raw) type can have changed its guest's config or placement. */
+export function changesGuestConfig(type: EventType, rawType: string): boolean {
+  return CONFIG_CHANGING_EVENT_TYPES.has(type) || CONFIG_CHANGING_RAW_TYPES.has(rawType);
+}

@@ -14,6 +14,8 @@ import { parseClusterStatus } from './inventory-parse.js';
 import { recheckRunningTasks } from './tasks-recheck.js';
 import { getNodeTasks } from './tasks-get.js';
 import { transformProxmoxTask } from './tasks-transform.js';
+import { changesGuestConfig } from './task-types.js';
+import { diffRequestCounts } from './request-stats.js';
 import { advanceTaskCursor, guestKindsFromListing, taskListSince, type TaskWindowOptions } from './tasks-window.js';
 
 export interface SyncProxmoxTasksOptions extends Partial<TaskWindowOptions> {
@@ -27,6 +29,8 @@ export interface SyncProxmoxTasksOptions extends Partial<TaskWindowOptions> {
   batchSize?: number;
   /** The clock, for tests. Default now. */
   now?: () => DateTime;
+  /** Reads `/cluster/status`; a pass shares one read between its task and inventory stages. */
+  readClusterStatus?: () => Promise<unknown>;
 }
 
 /** One node's read in a pass. */
@@ -47,6 +51,12 @@ export interface TaskSyncReport extends IngestReport {
   nodes: NodeTaskRead[];
   /** Resources the events name that the graph does not hold yet (linked after the inventory pass). */
   unlinkedResourceIds: string[];
+  /**
+   * Guests a finished task may have reconfigured or moved (create, clone, restore, config, move or
+   * resize disk, migrate, rollback, template), from events this pass stored new or saw finish: the
+   * inventory stage re-reads exactly their configs.
+   */
+  configChanged: string[];
 }
 
 /** The cursor stream id of one node's task list. */
@@ -73,10 +83,17 @@ export async function syncProxmoxTasks(
     events: { transformed: 0, written: 0, created: 0, updated: 0 },
     nodes: [],
     unlinkedResourceIds: [],
+    configChanged: [],
+  };
+  const start = client.requestCounts();
+  const done = () => {
+    finishReport(report);
+    report.requests = diffRequestCounts(client.requestCounts(), start);
+    return report;
   };
   let status;
   try {
-    status = parseClusterStatus(await getClusterStatus(client));
+    status = parseClusterStatus(await (options.readClusterStatus ?? (() => getClusterStatus(client)))());
     report.fetched++;
   } catch (err) {
     report.errors.push({
@@ -85,11 +102,11 @@ export async function syncProxmoxTasks(
       status: err instanceof ProxmoxApiError ? err.status : null,
       message: message(err),
     });
-    return finishReport(report) as TaskSyncReport;
+    return done();
   }
   if (!status.ok) {
     report.errors.push({ scope: report.scope, path: '/cluster/status', status: null, message: status.reason });
-    return finishReport(report) as TaskSyncReport;
+    return done();
   }
   const cluster = status.value.name;
   report.scope = `proxmox:${cluster}`;
@@ -113,6 +130,14 @@ export async function syncProxmoxTasks(
   report.events.created = written.created;
   report.events.updated = written.updated;
   report.unlinkedResourceIds = written.unlinkedResourceIds;
+  const touched = new Set(written.touchedIds);
+  report.configChanged = [
+    ...new Set(
+      events
+        .filter((e) => touched.has(e.id) && e.endedAt !== null && e.resourceId && changesGuestConfig(e.type, e.rawType))
+        .map((e) => e.resourceId!),
+    ),
+  ].sort();
   // Cursors move only after the events are stored: a crash in between re-reads, never skips.
   for (const n of report.nodes) {
     if (n.complete && n.cursor !== null) {
@@ -126,7 +151,7 @@ export async function syncProxmoxTasks(
   }
   report.nodes.sort((a, b) => a.node.localeCompare(b.node));
   report.complete = report.errors.length === 0;
-  return finishReport(report) as TaskSyncReport;
+  return done();
 }
 
 async function readNode(
