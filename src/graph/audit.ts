@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Driver } from 'neo4j-driver';
+import type { Role, Surface } from '../model/index.js';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 
 /** One mutation as it was asked and answered. */
@@ -7,22 +8,30 @@ export interface AuditEntry {
   id: string;
   at: string;
   principal: string;
-  role: string;
+  role: Role;
   operation: string;
   targetIds: string[];
   outcome: 'ok' | 'refused' | 'error';
   detail: string | null;
+  /** The API surface the call came through (graphql, mcp); null for in-process callers and older entries. */
+  via: Surface | null;
 }
 
 /** Records a mutation; the audit trail is append-only. */
 export async function writeAudit(
   driver: Driver,
-  entry: Omit<AuditEntry, 'id' | 'at'> & { at?: string },
+  entry: Omit<AuditEntry, 'id' | 'at' | 'via'> & { at?: string; via?: Surface | null },
 ): Promise<AuditEntry> {
-  const full: AuditEntry = { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null };
+  const full: AuditEntry = {
+    id: randomUUID(),
+    at: entry.at ?? isoNow(),
+    ...entry,
+    detail: entry.detail ?? null,
+    via: entry.via ?? null,
+  };
   await driver.executeQuery(
     `CREATE (a:AuditEntry {id: $id, at: datetime($at), principal: $principal, role: $role, operation: $operation,
-       targetIds: $targetIds, outcome: $outcome, detail: $detail})`,
+       targetIds: $targetIds, outcome: $outcome, detail: $detail, via: $via})`,
     { ...full },
   );
   return full;
@@ -64,7 +73,8 @@ export async function listAudit(
     { routing: 'READ' },
   );
   return keyset.cut(
-    records.map((r) => toPlain(r.get('a')) as AuditEntry),
+    // Neo4j stores no nulls: a missing detail or via (entries older than surfaces) reads as null.
+    records.map((r) => ({ detail: null, via: null, ...(toPlain(r.get('a')) as Partial<AuditEntry>) }) as AuditEntry),
     (e) => e,
   );
 }

@@ -1,5 +1,6 @@
 import {
   badInput,
+  type Direction,
   type EdgeConfidence,
   type EdgeInput,
   type EdgeRecord,
@@ -163,7 +164,7 @@ export async function createRelationship(
   }
 }
 
-export type Direction = 'OUT' | 'IN' | 'BOTH';
+export type { Direction };
 
 /** Edges touching a resource, optionally of some types, in a direction; each with its provenance. */
 export async function relationsOf(

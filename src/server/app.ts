@@ -50,7 +50,7 @@ export function createGraphqlApp(
     context: ({ request }) => {
       const principal = principals.get(request);
       if (!principal) throw new Error('request reached GraphQL without a principal');
-      return createRequestContext(deps, principal);
+      return createRequestContext(deps, { ...principal, via: 'graphql' });
     },
   });
 }

@@ -17,6 +17,14 @@ function isGraphiqlPage(request: Request): boolean {
 /** What GraphiQL's Headers tab holds until a person pastes a token. */
 export const TOKEN_PLACEHOLDER = '<token>';
 
+/** Why a request is not authenticated: no token, the GraphiQL placeholder, or a token nobody holds. */
+export function unauthenticatedMessage(token: string | null): string {
+  if (!token) return 'missing bearer token: send Authorization: Bearer <token>';
+  if (token === TOKEN_PLACEHOLDER)
+    return 'the Authorization header still holds the placeholder <token>: put your bearer token there (in GraphiQL: the Headers tab below the query)';
+  return 'unknown bearer token';
+}
+
 /** Resolved principals, per request, so the context factory does not hash the token twice. */
 export const principals = new WeakMap<Request, Principal>();
 
@@ -28,11 +36,7 @@ export function authPlugin(tokens: TokenStore): Plugin {
       const token = bearerToken(request);
       const principal = token ? tokens.authenticate(token) : null;
       if (!principal) {
-        const message = !token
-          ? 'missing bearer token: send Authorization: Bearer <token>'
-          : token === TOKEN_PLACEHOLDER
-            ? 'the Authorization header still holds the placeholder <token>: put your bearer token there (in GraphiQL: the Headers tab below the query)'
-            : 'unknown bearer token';
+        const message = unauthenticatedMessage(token);
         endResponse(
           new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
             status: 401,

@@ -12,6 +12,8 @@ import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js'
 export interface TestServer {
   url: string;
   tokens: Record<Role, string>;
+  /** The tokens file the server authenticates with (for a spawned `aitia mcp`). */
+  tokensFile: string;
   /** The server's transition bus: a test's poll publishes here for `transitionObserved`. */
   bus: TransitionBus;
   /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
@@ -43,6 +45,7 @@ export async function startTestServer(
   return {
     url,
     tokens,
+    tokensFile: file,
     bus,
     async gql(token, query, variables) {
       const res = await fetch(`${url}/graphql`, {
