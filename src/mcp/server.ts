@@ -25,6 +25,13 @@ const INSTRUCTIONS = [
   `List tools answer ${PAGE.default} items by default (first ≤ ${PAGE.max}) and give a nextCursor to pass as after.`,
 ].join(' ');
 
+/** `format: date-time` says it; zod's long regex beside it would only cost every agent context. */
+const jsonSchemaOptions = {
+  override: (ctx: { jsonSchema: Record<string, unknown> }) => {
+    if (ctx.jsonSchema.format === 'date-time') delete ctx.jsonSchema.pattern;
+  },
+};
+
 /** Each tool's MCP definition, its JSON Schemas generated once from its zod schemas. */
 const LISTED = new Map<string, ListedTool>(
   TOOLS.map((t) => [
@@ -33,8 +40,8 @@ const LISTED = new Map<string, ListedTool>(
       name: t.name,
       title: t.title,
       description: t.description,
-      inputSchema: z.toJSONSchema(t.input, { io: 'input' }) as ListedTool['inputSchema'],
-      outputSchema: z.toJSONSchema(t.output, { io: 'output' }) as ListedTool['outputSchema'],
+      inputSchema: z.toJSONSchema(t.input, { io: 'input', ...jsonSchemaOptions }) as ListedTool['inputSchema'],
+      outputSchema: z.toJSONSchema(t.output, { io: 'output', ...jsonSchemaOptions }) as ListedTool['outputSchema'],
       annotations: { title: t.title, ...t.annotations },
     },
   ]),

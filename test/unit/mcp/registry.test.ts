@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { resolvers } from '../../../resolvers/index.js';
 import { createRequestContext } from '../../../resolvers/context.js';
 import { callTool, listTools, toolsFor } from '../../../src/mcp/server.js';
 import { TOOLS } from '../../../src/mcp/tools.js';
 import { AitiaError, ROLES, type Role } from '../../../src/model/index.js';
+import { findPackageRoot } from '../../../src/package-root.js';
 import { PERMISSIONS, type Principal } from '../../../src/services/permissions.js';
 import { fakeDeps } from '../services/fake-deps.js';
 
@@ -138,5 +141,23 @@ describe('the MCP tool registry', () => {
     expect(names('agent')).not.toContain('audit_log');
     expect(names('agent')).toContain('classify_action');
     expect(listTools(nobody)).toEqual([]);
+  });
+});
+
+describe('the README', () => {
+  it('lists every tool with its permission, the roles that hold it and its GraphQL field', () => {
+    const readme = readFileSync(join(findPackageRoot(), 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## MCP'), readme.indexOf('## Configuration'));
+    const rows = [...section.matchAll(/^\| `([a-z_]+)` \| [^|]+ \| `([a-z:-]+)` \| ([a-z, ]+) \| `(\w+)` \|$/gm)].map(
+      (m) => ({ name: m[1], permission: m[2], roles: m[3]!.split(', '), graphql: m[4] }),
+    );
+    expect(rows).toEqual(
+      TOOLS.map((t) => ({
+        name: t.name,
+        permission: t.permission,
+        roles: [...PERMISSIONS[t.permission]],
+        graphql: t.graphql.split('.')[1],
+      })),
+    );
   });
 });

@@ -27,6 +27,14 @@ describe('audited', () => {
     ]);
   });
 
+  it('records the surface the principal called through (via), null for in-process callers', async () => {
+    const { deps, audit } = fakeDeps([]);
+    await audited(deps, { ...agent, via: 'mcp' }, 'op', [], async () => 1);
+    await audited(deps, { ...agent, via: 'graphql' }, 'op', [], async () => 1);
+    await audited(deps, agent, 'op', [], async () => 1);
+    expect(audit.map((a) => a.via)).toEqual(['mcp', 'graphql', null]);
+  });
+
   it('reads lazy target ids after the run, whatever its outcome', async () => {
     const { deps, audit } = fakeDeps([]);
     let resolved = 'as asked';
