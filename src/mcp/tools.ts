@@ -50,6 +50,32 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefi
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
+/** `dependents` and `dependencies`: the two directions of one walk, paged over what it reached. */
+function traversalTool(
+  name: 'dependents' | 'dependencies',
+  title: string,
+  description: string,
+  walk: typeof dependents,
+): Tool {
+  return defineTool({
+    name,
+    title,
+    description,
+    permission: 'resource:read',
+    graphql: `Query.${name}`,
+    input: S.TraversalIn,
+    output: S.TraversalOut,
+    annotations: READ,
+    fields: { slug: 'id' },
+    narrow: 'first',
+    run: async (deps, principal, { first, after, ...input }) => {
+      const answer = await walk(deps, principal, input);
+      const page = pageOf(name, answer.reached, { first, after });
+      return { ...answer, reached: page.items, nextCursor: page.nextCursor };
+    },
+  });
+}
+
 export const TOOLS: readonly Tool[] = [
   defineTool({
     name: 'resource_get',
@@ -104,42 +130,18 @@ export const TOOLS: readonly Tool[] = [
       };
     },
   }),
-  defineTool({
-    name: 'dependents',
-    title: 'Blast radius',
-    description:
-      'Everything hit if the resource fails: what runs on it, is stored on it, depends on it or belongs to it (and what it is elsewhere, via MANIFESTS_AS), to maxDepth hops, each with its depth and one shortest path.',
-    permission: 'resource:read',
-    graphql: 'Query.dependents',
-    input: S.TraversalIn,
-    output: S.TraversalOut,
-    annotations: READ,
-    fields: { slug: 'id' },
-    narrow: 'first',
-    run: async (deps, principal, { first, after, ...input }) => {
-      const walk = await dependents(deps, principal, input);
-      const page = pageOf('dependents', walk.reached, { first, after });
-      return { ...walk, reached: page.items, nextCursor: page.nextCursor };
-    },
-  }),
-  defineTool({
-    name: 'dependencies',
-    title: 'What a resource needs',
-    description:
-      'Everything the resource needs: what it runs on, is stored on, depends on and belongs to, to maxDepth hops, each with its depth and one shortest path.',
-    permission: 'resource:read',
-    graphql: 'Query.dependencies',
-    input: S.TraversalIn,
-    output: S.TraversalOut,
-    annotations: READ,
-    fields: { slug: 'id' },
-    narrow: 'first',
-    run: async (deps, principal, { first, after, ...input }) => {
-      const walk = await dependencies(deps, principal, input);
-      const page = pageOf('dependencies', walk.reached, { first, after });
-      return { ...walk, reached: page.items, nextCursor: page.nextCursor };
-    },
-  }),
+  traversalTool(
+    'dependents',
+    'Blast radius',
+    'Everything hit if the resource fails: what runs on it, is stored on it, depends on it or belongs to it (and what it is elsewhere, via MANIFESTS_AS), to maxDepth hops, each with its depth and one shortest path.',
+    dependents,
+  ),
+  traversalTool(
+    'dependencies',
+    'What a resource needs',
+    'Everything the resource needs: what it runs on, is stored on, depends on and belongs to, to maxDepth hops, each with its depth and one shortest path.',
+    dependencies,
+  ),
   defineTool({
     name: 'identity',
     title: 'Cross-provider identity',

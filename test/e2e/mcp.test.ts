@@ -5,12 +5,16 @@ import { join } from 'node:path';
 import { Client, type CallToolResult, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openCondition } from '../../src/graph/conditions.js';
 import { upsertEdges } from '../../src/graph/edges.js';
+import { upsertEvents } from '../../src/graph/events.js';
 import { upsertResources } from '../../src/graph/resources.js';
 import { MAX_ANSWER_BYTES, toolsFor } from '../../src/mcp/server.js';
+import { correlateChanges } from '../../src/pipeline/correlate.js';
 import type { Role } from '../../src/model/index.js';
 import { builtCli } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';
+import { taskEvent, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /*
@@ -19,6 +23,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 const { driver, scope } = useGraph();
+useEventCleanup(driver, scope);
 let srv: TestServer;
 let cli: string;
 let dataDir: string;
@@ -33,7 +38,7 @@ const ids = {
 const webName = `web01-${scope}`;
 
 beforeAll(async () => {
-  cli = builtCli();
+  cli = await builtCli();
   dataDir = mkdtempSync(join(tmpdir(), 'aitia-mcp-'));
   srv = await startTestServer(driver);
   await upsertResources(driver, [
@@ -369,6 +374,77 @@ describe('MCP over streamable HTTP', () => {
       status: 401,
       message: expect.stringMatching(/missing bearer token/),
     });
+  });
+
+  it('answers every reading tool from real data, within the output schema it declares', async () => {
+    // The client checks each structuredContent against the tool's outputSchema: a drift is an error.
+    const t = (s: number) => new Date(Date.parse('2026-05-14T02:08:31Z') + s * 1000).toISOString();
+    const nested = `proxmox:${scope}/qemu/103`;
+    const esxi = `vcenter:${scope}/host/host-1`;
+    await upsertResources(driver, [
+      { id: nested, kind: 'vm', provider: 'proxmox', name: `nested-${scope}`, state: 'running', rawState: 'running' },
+      { id: esxi, kind: 'host', provider: 'vcenter', name: `esxi-${scope}`, state: 'online' },
+    ]);
+    await upsertEdges(driver, [
+      {
+        type: 'MANIFESTS_AS',
+        fromId: esxi,
+        toId: nested,
+        provenance: 'inferred',
+        source: 'identity',
+        rule: 'mac_address',
+        confidence: 'high',
+      },
+    ]);
+    const stop = { node: 'pve1', type: 'qmstop', id: '101', user: 'alice@pve', start: t(-2), end: t(-1) };
+    await upsertEvents(driver, [taskEvent(scope, stop)]);
+    const change = { id: ids.web, kind: 'vm' as const, from: 'running', to: 'stopped', rawState: 'stopped' };
+    await correlateChanges({ driver, suppression: 'shadow' }, [change], { observedAt: t(0), observer: 'e2e' });
+    await openCondition(driver, { resourceId: ids.dns, type: 'paused_io_error', evidence: { reason: 'io-error' } });
+    const check = await srv.gql(
+      srv.tokens.operator,
+      `mutation($r: ID!) { createCheck(input: {resourceId: $r, kind: tcp, tcp: {host: "127.0.0.1", port: 9}}) { created } }`,
+      { r: ids.dns },
+    );
+    expect(check.body.data.createCheck.created).toBe(true);
+
+    const client = await SURFACES[0]!.connect('agent');
+    const call = async (name: string, args: Record<string, unknown>) =>
+      answer(await client.callTool({ name, arguments: args }));
+
+    const [stored] = (await call('transitions', { resourceId: `vm:${webName}` })).transitions;
+    expect(stored).toMatchObject({ from: 'running', to: 'stopped', rawTo: 'stopped', observer: 'e2e' });
+    expect(stored.attribution).toMatchObject({ confidence: 'high', actor: 'alice@pve', actorKind: 'human' });
+    expect(stored.attribution.events[0]).toMatchObject({ role: 'cause', type: 'vm_stop', rawType: 'qmstop' });
+    const explained = await call('explain_transition', {
+      resourceId: ids.web,
+      from: 'running',
+      to: 'stopped',
+      at: t(0),
+    });
+    expect(explained).toMatchObject({ resourceId: ids.web, at: t(0), attribution: { confidence: 'high' } });
+    expect(explained.narrative).toMatch(/Stopped by alice@pve/);
+    const past = await call('state_at', { resourceId: ids.web, at: t(60) });
+    expect(past).toMatchObject({ state: 'stopped', basis: 'transition', transition: { id: stored.id } });
+    const same = await call('identity', { id: nested });
+    expect(same.links).toEqual([
+      {
+        relationship: expect.objectContaining({ rule: 'mac_address' }),
+        resource: expect.objectContaining({ id: esxi }),
+      },
+    ]);
+    const health = await call('health_summary', { under: `service:${scope}-dns` });
+    expect(health).toMatchObject({ total: 1, counts: expect.arrayContaining([{ health: 'unknown', count: 1 }]) });
+    const open = await call('open_conditions', { resourceId: ids.dns });
+    expect(open).toMatchObject({
+      total: 1,
+      nextCursor: null,
+      conditions: [{ type: 'paused_io_error', status: 'open' }],
+    });
+    const checks = await call('list_checks', { resourceId: ids.dns });
+    expect(checks.checks).toEqual([
+      expect.objectContaining({ kind: 'tcp', target: '127.0.0.1:9', failing: false, latest: null, results: [] }),
+    ]);
   });
 
   it('serves a client that negotiates the protocol era too (2026-07-28 when it can)', async () => {
