@@ -6,61 +6,30 @@
 import { codegen } from '@graphql-codegen/core';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as resolversPlugin from '@graphql-codegen/typescript-resolvers';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSchema, parse, printSchema } from 'graphql';
+import { transpileOnce } from './transpile.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = join(root, 'schema');
 
 /**
- * The generator and src/model are TypeScript, which Node 20 cannot run. They are transpiled
- * (TypeScript's transpileModule: no type check, `tsc` does that) into
+ * The generator and src/model are TypeScript, which Node 20 cannot run. They are transpiled into
  * node_modules/.cache/aitia-codegen/<hash of the sources and the compiler version>, where their
  * imports of zod, luxon, graphql and prettier resolve to this repository's node_modules. An
- * unchanged model is not transpiled again (the compiler takes a second or two to load).
+ * unchanged model is not transpiled again.
  */
 async function loadGenerator() {
-  const sources = [
+  const files = [
     ...readdirSync(join(root, 'src', 'model'), { recursive: true })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => `src/model/${f.split('\\').join('/')}`),
     'scripts/vocabulary-sdl.ts',
-  ].sort();
-  const hash = createHash('sha256').update(createRequire(import.meta.url)('typescript/package.json').version);
-  for (const file of sources) hash.update(`\0${file}\0`).update(readFileSync(join(root, file)));
-  const cache = join(root, 'node_modules', '.cache', 'aitia-codegen');
-  const out = join(cache, hash.digest('hex').slice(0, 32));
-  if (!existsSync(out)) {
-    const { default: ts } = await import('typescript');
-    const tmp = join(cache, `tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    mkdirSync(tmp, { recursive: true });
-    for (const file of sources) {
-      const { outputText } = ts.transpileModule(readFileSync(join(root, file), 'utf8'), {
-        fileName: file,
-        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-      });
-      const target = join(tmp, file.replace(/\.ts$/, '.js'));
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, outputText);
-    }
-    writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n');
-    // Earlier models' outputs go; so do leftovers of interrupted runs (another run's are young).
-    for (const old of readdirSync(cache)) {
-      const path = join(cache, old);
-      if (old.startsWith('tmp-') && (path === tmp || Date.now() - statSync(path).mtimeMs < 600_000)) continue;
-      rmSync(path, { recursive: true, force: true });
-    }
-    try {
-      renameSync(tmp, out);
-    } catch (err) {
-      rmSync(tmp, { recursive: true, force: true });
-      if (!existsSync(out)) throw err; // else a parallel run wrote the same output first
-    }
-  }
+  ];
+  const cacheDir = join(root, 'node_modules', '.cache', 'aitia-codegen');
+  const out = await transpileOnce({ root, files, cacheDir, moduleType: true });
   return import(pathToFileURL(join(out, 'scripts', 'vocabulary-sdl.js')).href);
 }
 

@@ -112,7 +112,7 @@ export const ENV_SCHEMA = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Bearer token `aitia query` sends (the service itself never reads it).'),
+    .describe('Bearer token `aitia query` sends and `aitia mcp` (stdio) serves as (aitia serve never reads it).'),
   AITIA_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .default('info')
@@ -145,7 +145,7 @@ export interface Config {
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
   /** Seconds of provider clock disagreement the correlator tolerates. */
   clockSkewSeconds: number;
-  /** Only for `aitia query`. */
+  /** Only for `aitia query` and `aitia mcp`. */
   token: string | undefined;
 }
 

@@ -23,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, command.stdoutIsProtocol ? 'stderr' : 'stdout');
   const ctx: CliContext = {
     config,
     log,

@@ -16,6 +16,8 @@ export interface CliCommand {
   name: string;
   summary: string;
   usage: string;
+  /** Its stdout carries a protocol (`aitia mcp`): the JSON logs go to stderr instead. */
+  stdoutIsProtocol?: boolean;
   run(args: string[], ctx: CliContext): Promise<number>;
 }
 

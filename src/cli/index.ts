@@ -1,6 +1,7 @@
 import type { CliCommand } from './context.js';
 import { eventsCommand } from './events.js';
 import { ingestCommand } from './ingest.js';
+import { mcpCommand } from './mcp.js';
 import { neo4jCommand } from './neo4j.js';
 import { queryCommand } from './query.js';
 import { serveCommand } from './serve.js';
@@ -10,6 +11,7 @@ import { tokensCommand } from './tokens.js';
 export const COMMANDS: CliCommand[] = [
   serveCommand,
   queryCommand,
+  mcpCommand,
   ingestCommand,
   eventsCommand,
   tokensCommand,

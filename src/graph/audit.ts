@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
+import type { Role, Surface } from '../model/index.js';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 
 /** One mutation as it was asked and answered. */
@@ -7,17 +8,19 @@ export interface AuditEntry {
   id: string;
   at: string;
   principal: string;
-  role: string;
+  role: Role;
   operation: string;
   targetIds: string[];
   outcome: 'ok' | 'refused' | 'error';
   detail: string | null;
+  /** The API surface the call came through (graphql, mcp); null for in-process callers and older entries. */
+  via: Surface | null;
 }
 
 /** Records a mutation; the audit trail is append-only. */
 export async function writeAudit(
   driver: Driver,
-  entry: Omit<AuditEntry, 'id' | 'at'> & { at?: string },
+  entry: Omit<AuditEntry, 'id' | 'at' | 'via'> & { at?: string; via?: Surface | null },
 ): Promise<AuditEntry> {
   const full = completeEntry(entry);
   await driver.executeQuery(CREATE_ENTRY, { rows: [full] });
@@ -25,7 +28,7 @@ export async function writeAudit(
 }
 
 /** An entry to record: everything but its id and (defaulted) time. */
-export type AuditInput = Omit<AuditEntry, 'id' | 'at'> & { at?: string };
+export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'via'> & { at?: string; via?: Surface | null };
 
 /** Records entries inside the caller's transaction, so the audit line and its effect commit together. */
 export async function writeAuditTx(tx: ManagedTransaction, entries: readonly AuditInput[]): Promise<AuditEntry[]> {
@@ -36,10 +39,10 @@ export async function writeAuditTx(tx: ManagedTransaction, entries: readonly Aud
 
 const CREATE_ENTRY = `UNWIND $rows AS e
   CREATE (a:AuditEntry {id: e.id, at: datetime(e.at), principal: e.principal, role: e.role, operation: e.operation,
-    targetIds: e.targetIds, outcome: e.outcome, detail: e.detail})`;
+    targetIds: e.targetIds, outcome: e.outcome, detail: e.detail, via: e.via})`;
 
 function completeEntry(entry: AuditInput): AuditEntry {
-  return { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null };
+  return { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null, via: entry.via ?? null };
 }
 
 export interface AuditFilter {
@@ -78,11 +81,8 @@ export async function listAudit(
     { routing: 'READ' },
   );
   return keyset.cut(
-    // Neo4j stores no null property: an entry without detail comes back without the key.
-    records.map((r) => {
-      const e = toPlain(r.get('a')) as AuditEntry;
-      return { ...e, detail: e.detail ?? null };
-    }),
+    // Neo4j stores no nulls: a missing detail or via (entries older than surfaces) reads as null.
+    records.map((r) => ({ detail: null, via: null, ...(toPlain(r.get('a')) as Partial<AuditEntry>) }) as AuditEntry),
     (e) => e,
   );
 }

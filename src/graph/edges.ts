@@ -1,5 +1,6 @@
 import {
   badInput,
+  type Direction,
   type EdgeConfidence,
   type EdgeInput,
   type EdgeRecord,
@@ -170,7 +171,7 @@ export async function mergeEdgeTx(
   return { relationship: edgeFromRow(rec.get('edge')), created: Boolean(rec.get('created')) };
 }
 
-export type Direction = 'OUT' | 'IN' | 'BOTH';
+export type { Direction };
 
 /** Edges touching a resource, optionally of some types, in a direction; each with its provenance. */
 export async function relationsOf(

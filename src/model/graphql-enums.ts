@@ -3,8 +3,8 @@ import { CheckKindSchema, CheckResultStatusSchema } from './checks.js';
 import { ConditionChangeKindSchema, ConditionStatusSchema, ConditionTypeSchema } from './conditions.js';
 import { ActorKindSchema, AttributionConfidenceSchema, EventTypeSchema, StatusClassSchema } from './events.js';
 import { HealthSchema, KindSchema, LifecycleSchema, ProviderSchema } from './kinds.js';
-import { EdgeConfidenceSchema, ProvenanceSchema, RelationshipTypeSchema } from './relationships.js';
-import { RoleSchema } from './roles.js';
+import { DirectionSchema, EdgeConfidenceSchema, ProvenanceSchema, RelationshipTypeSchema } from './relationships.js';
+import { RoleSchema, SurfaceSchema } from './roles.js';
 
 /**
  * The GraphQL enums that are exactly one vocabulary of this folder, by their SDL name: each enum's
@@ -21,10 +21,12 @@ export const GRAPHQL_ENUMS = {
   RelationshipType: RelationshipTypeSchema,
   Provenance: ProvenanceSchema,
   EdgeConfidence: EdgeConfidenceSchema,
+  Direction: DirectionSchema,
   ConditionType: ConditionTypeSchema,
   ConditionStatus: ConditionStatusSchema,
   ConditionChangeKind: ConditionChangeKindSchema,
   Role: RoleSchema,
+  ApiSurface: SurfaceSchema,
   CheckKind: CheckKindSchema,
   CheckStatus: CheckResultStatusSchema,
   AttributionConfidence: AttributionConfidenceSchema,

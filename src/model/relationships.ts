@@ -80,6 +80,11 @@ export function refusePair(type: RelationshipType, source: Kind, target: Kind): 
   return `${type} is not allowed from ${source} to ${target} (allowed: ${allowed})`;
 }
 
+/** Which edges of a resource a read follows: leaving it (OUT), arriving at it (IN), or both. */
+export const DIRECTIONS = ['OUT', 'IN', 'BOTH'] as const;
+export const DirectionSchema = z.enum(DIRECTIONS).describe('OUT: edges from the resource; IN: edges to it; BOTH.');
+export type Direction = z.infer<typeof DirectionSchema>;
+
 /** Inferred-edge confidence; a name-only identity match is at most `low`. */
 export const EDGE_CONFIDENCES = ['high', 'medium', 'low'] as const;
 export const EdgeConfidenceSchema = z.enum(EDGE_CONFIDENCES);

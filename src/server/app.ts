@@ -52,7 +52,7 @@ export function createGraphqlApp(
     context: ({ request }) => {
       const principal = principals.get(request);
       if (!principal) throw new Error('request reached GraphQL without a principal');
-      return createRequestContext(deps, principal, request.headers.get('last-event-id'));
+      return createRequestContext(deps, { ...principal, via: 'graphql' }, request.headers.get('last-event-id'));
     },
   });
 }

@@ -19,6 +19,29 @@ function isGraphiqlPage(request: Request): boolean {
 /** What GraphiQL's Headers tab holds until a person pastes a token. */
 export const TOKEN_PLACEHOLDER = '<token>';
 
+/** Why a request is not authenticated: no token, the GraphiQL placeholder, or a token nobody holds. */
+export function unauthenticatedMessage(token: string | null): string {
+  if (!token) return 'missing bearer token: send Authorization: Bearer <token>';
+  if (token === TOKEN_PLACEHOLDER)
+    return 'the Authorization header still holds the placeholder <token>: put your bearer token there (in GraphiQL: the Headers tab below the query)';
+  return 'unknown bearer token';
+}
+
+/**
+ * The principal of a bearer token, or why there is none. An expired token's refusal is counted,
+ * logged and (the first time) audited; one check for every surface (/graphql, /mcp).
+ */
+export async function authenticateBearer(
+  deps: ServiceDeps,
+  tokens: TokenStore,
+  token: string | null,
+): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
+  const checked = token ? tokens.check(token) : null;
+  if (checked?.ok) return { ok: true, principal: checked.principal };
+  if (checked?.reason === 'expired') return { ok: false, message: await refuseExpiredToken(deps, checked.entry) };
+  return { ok: false, message: unauthenticatedMessage(token) };
+}
+
 /** Resolved principals, per request, so the context factory does not hash the token twice. */
 export const principals = new WeakMap<Request, Principal>();
 
@@ -31,15 +54,9 @@ export function authPlugin(deps: ServiceDeps & { tokens: TokenStore }): Plugin {
     async onRequest({ request, endResponse, fetchAPI }) {
       if (isGraphiqlPage(request)) return;
       const token = bearerToken(request);
-      const checked = token ? deps.tokens.check(token) : null;
-      if (!checked?.ok) {
-        const message = !token
-          ? 'missing bearer token: send Authorization: Bearer <token>'
-          : token === TOKEN_PLACEHOLDER
-            ? 'the Authorization header still holds the placeholder <token>: put your bearer token there (in GraphiQL: the Headers tab below the query)'
-            : checked?.reason === 'expired'
-              ? await refuseExpiredToken(deps, checked.entry)
-              : 'unknown bearer token';
+      const checked = await authenticateBearer(deps, deps.tokens, token);
+      if (!checked.ok) {
+        const message = checked.message;
         endResponse(
           new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
             status: 401,

@@ -3,14 +3,17 @@ import { readiness } from '../services/about.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
+import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
 
 /**
- * The HTTP server: /graphql (yoga), /healthz (process alive), /readyz (Neo4j + migrations). The
- * token store authenticates every GraphQL request; the token operations manage the same store.
+ * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /healthz (process alive),
+ * /readyz (Neo4j + migrations). The token store authenticates every request to /graphql and /mcp;
+ * the token operations manage the same store.
  */
 export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server {
   const yoga = createGraphqlApp(deps, tokens);
+  const mcp = createMcpHttpHandler(deps, tokens);
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
     deps.log.warn(
@@ -42,9 +45,13 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server 
       void yoga.handle(req, res);
       return;
     }
+    if (path === '/mcp') {
+      mcp(req, res);
+      return;
+    }
     res
       .writeHead(404, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'not found', endpoints: ['/graphql', '/healthz', '/readyz'] }));
+      .end(JSON.stringify({ error: 'not found', endpoints: ['/graphql', '/mcp', '/healthz', '/readyz'] }));
   });
 }
 

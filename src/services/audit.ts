@@ -11,7 +11,8 @@ export type { AuditEntry };
  * happens: ok, refused (an expected AitiaError, with its code), or error (unexpected, masked to the
  * client). The ok line is written before the answer is returned, so nothing unrecorded is handed
  * out. `targetIds` may be a function when the targets are only known once `run` resolved them;
- * `detailOf` words an ok outcome (classifyAction records its decision there).
+ * `detailOf` words an ok outcome (classifyAction records its decision there). Each entry names the
+ * surface the principal called through (`via`: graphql or mcp).
  */
 export async function audited<T>(
   deps: ServiceDeps,
@@ -21,7 +22,7 @@ export async function audited<T>(
   run: () => Promise<T>,
   detailOf: (result: T) => string | null = () => null,
 ): Promise<T> {
-  const base = { principal: principal.name, role: principal.role, operation };
+  const base = { principal: principal.name, role: principal.role, operation, via: principal.via ?? null };
   const targets = () => [...(typeof targetIds === 'function' ? targetIds() : targetIds)];
   try {
     const result = await run();

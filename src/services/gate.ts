@@ -14,6 +14,9 @@ import { nowOf, type ServiceDeps } from './deps.js';
 import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
 
+/** The gate's ordered vocabularies, for the API surfaces that describe its answers. */
+export { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from '../policy/index.js';
+
 /** The policy in force; deps built without one cannot answer gate questions at all. */
 function policyOf(deps: ServiceDeps): LoadedPolicy {
   // Unexpected (serve always loads one): masked as an internal error and logged with this cause.

@@ -1,4 +1,4 @@
-import { AitiaError, type Role } from '../model/index.js';
+import { AitiaError, type Role, type Surface } from '../model/index.js';
 
 /**
  * The one catalogue of `area:verb` permissions and the roles that hold them. Field ownership is
@@ -29,10 +29,12 @@ export const PERMISSIONS = {
 
 export type Permission = keyof typeof PERMISSIONS;
 
-/** A caller resolved from its bearer token. */
+/** A caller resolved from its bearer token, and the surface its call came through. */
 export interface Principal {
   name: string;
   role: Role;
+  /** Set by the surface (GraphQL, MCP) that resolved the token; unset for in-process callers. */
+  via?: Surface;
 }
 
 export function can(principal: Principal, permission: Permission): boolean {

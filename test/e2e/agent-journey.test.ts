@@ -208,7 +208,7 @@ describe('authentication, authorisation and limits', () => {
     expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const { body } = await srv.gql(
       srv.tokens.operator,
-      `{ auditLog(filter: {targetId: "${ids.app}"}, first: 20) { nodes { principal role operation outcome detail targetIds at } } }`,
+      `{ auditLog(filter: {targetId: "${ids.app}"}, first: 20) { nodes { principal role operation outcome detail targetIds at via } } }`,
     );
     const entries = body.data.auditLog.nodes as any[];
     expect(entries.map((e) => `${e.principal}:${e.operation}:${e.outcome}`)).toEqual(
@@ -218,6 +218,8 @@ describe('authentication, authorisation and limits', () => {
         'test-operator:removeRelationship:ok',
       ]),
     );
+    // The surface the calls came through.
+    expect(new Set(entries.map((e) => e.via))).toEqual(new Set(['graphql']));
     expect(entries.find((e) => e.outcome === 'refused').detail).toMatch(/^FORBIDDEN: /);
   });
 });

@@ -12,7 +12,7 @@ import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js'
 export interface TestServer {
   url: string;
   tokens: Record<Role, string>;
-  /** The tokens file the server authenticates with (and re-reads when it changes). */
+  /** The tokens file the server authenticates with (re-read when it changes; a spawned `aitia mcp` reads it too). */
   tokensFile: string;
   /** The server's feed bus, fed by its tail of the stored feed (as in `aitia serve`). */
   bus: FeedBus;

@@ -102,12 +102,24 @@ describe('architecture: imports point down the data flow', () => {
     expect(importsOutside('resolvers/', ['resolvers/', 'src/services/', 'src/model/', 'src/generated/'])).toEqual([]);
   });
 
+  it('the MCP tools call only the services (plus the model): the same operations as GraphQL', () => {
+    expect(importsOutside('src/mcp/', ['src/mcp/', 'src/services/', 'src/model/'])).toEqual([]);
+  });
+
+  it('the MCP tools are served only by the HTTP server (/mcp) and the CLI (aitia mcp, stdio)', () => {
+    const users = [...graph]
+      .filter(([file, targets]) => !file.startsWith('src/mcp/') && targets.some((t) => t.startsWith('src/mcp/')))
+      .map(([file]) => file);
+    expect(users.sort()).toEqual(['src/cli/mcp.ts', 'src/server/mcp-http.ts']);
+  });
+
   it('the services are the API side’s only way into the graph, the pipeline, the correlator and ingest', () => {
     const below = ['src/graph/', 'src/pipeline/', 'correlator/', 'src/ingest/', 'src/scheduler/'];
     expect(
       importsOutside('src/server/', [
         'src/server/',
         'resolvers/',
+        'src/mcp/',
         'src/services/',
         'src/model/',
         'src/generated/',

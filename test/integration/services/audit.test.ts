@@ -48,6 +48,14 @@ describe('audited', () => {
     ]);
   });
 
+  it('records the surface the principal called through (via), null for in-process callers', async () => {
+    const agent = principalOf(scope, 'agent');
+    await audited(deps, { ...agent, via: 'mcp' }, 'op', [], async () => 1);
+    await audited(deps, { ...agent, via: 'graphql' }, 'op', [], async () => 1);
+    await audited(deps, agent, 'op', [], async () => 1);
+    expect((await auditOf(driver, agent)).map((a) => a.via)).toEqual(['mcp', 'graphql', null]);
+  });
+
   it('records an unexpected failure as error without its message, and rethrows it', async () => {
     const agent = principalOf(scope, 'agent');
     await expect(

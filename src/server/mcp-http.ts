@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpServer } from '../mcp/server.js';
+import { RoleSchema } from '../model/index.js';
+import type { ServiceDeps } from '../services/deps.js';
+import type { Principal } from '../services/permissions.js';
+import type { TokenStore } from '../services/token-store.js';
+import { authenticateBearer } from './auth.js';
+
+/** The largest MCP request body read (a gate question's command is at most 16 KiB). */
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** The principal the bearer check put in a request's pass-through auth info. */
+function principalOf(authInfo: AuthInfo | undefined): Principal {
+  const role = RoleSchema.safeParse(authInfo?.extra?.role);
+  // Unreachable through the handler below, which authenticates every request before the SDK sees it.
+  if (!authInfo || !role.success) throw new Error('MCP request reached the server without a principal');
+  return { name: authInfo.clientId, role: role.data };
+}
+
+/**
+ * Streamable HTTP at /mcp, stateless: the bearer token is checked first (a missing or unknown one
+ * is HTTP 401 before any MCP work), then the SDK builds a fresh MCP server for this request and
+ * this principal, so nothing of one caller's is in reach of another's.
+ */
+export function createMcpHttpHandler(
+  deps: ServiceDeps,
+  tokens: TokenStore,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const handler = createMcpHandler(({ authInfo }) => createMcpServer(deps, principalOf(authInfo)), {
+    maxRequestBodySize: MAX_REQUEST_BYTES,
+    onerror: (err) => deps.log.debug({ err }, 'MCP request refused'),
+  });
+  const serve = toNodeHandler(handler, {
+    maxRequestBodySize: MAX_REQUEST_BYTES,
+    onerror: (err) => deps.log.error({ err }, 'MCP request failed'),
+  });
+  return async (req, res) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const token = m ? m[1]! : null;
+    const checked = await authenticateBearer(deps, tokens, token);
+    if (!checked.ok) {
+      const message = checked.message;
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="aitia"' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message, data: { code: 'UNAUTHENTICATED' } },
+        }),
+      );
+      return;
+    }
+    const { principal } = checked;
+    const auth: AuthInfo = { token: token ?? '', clientId: principal.name, scopes: [], extra: { role: principal.role } };
+    void serve(Object.assign(req, { auth }), res);
+  };
+}
