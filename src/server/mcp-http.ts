@@ -36,7 +36,7 @@ export function createMcpHttpHandler(
     maxRequestBodySize: MAX_REQUEST_BYTES,
     onerror: (err) => deps.log.error({ err }, 'MCP request failed'),
   });
-  return async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const token = m ? m[1]! : null;
     const checked = await authenticateBearer(deps, tokens, token);
@@ -52,7 +52,19 @@ export function createMcpHttpHandler(
       return;
     }
     const { principal } = checked;
-    const auth: AuthInfo = { token: token ?? '', clientId: principal.name, scopes: [], extra: { role: principal.role } };
-    void serve(Object.assign(req, { auth }), res);
+    const auth: AuthInfo = {
+      token: token ?? '',
+      clientId: principal.name,
+      scopes: [],
+      extra: { role: principal.role },
+    };
+    await serve(Object.assign(req, { auth }), res);
+  };
+  return (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      deps.log.error({ err }, 'MCP request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end();
+    });
   };
 }

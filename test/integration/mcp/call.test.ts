@@ -46,7 +46,9 @@ describe('callTool', () => {
       ['health', 'id', 'kind', 'lifecycle', 'name', 'slug', 'state'].sort(),
     );
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
-    expect(await auditOf(driver, agent)).toEqual([expect.objectContaining({ operation: 'classifyAction', outcome: 'ok' })]);
+    expect(await auditOf(driver, agent)).toEqual([
+      expect.objectContaining({ operation: 'classifyAction', outcome: 'ok' }),
+    ]);
   });
 
   it('names the argument as the tool takes it: `input.` dropped, slug errors on the ref argument', async () => {

@@ -184,7 +184,9 @@ describe('token operations', () => {
         role: 'agent',
         targetIds: [`token:${temp}`],
         outcome: 'refused',
-        detail: expect.stringMatching(new RegExp(`^UNAUTHENTICATED: bearer token ${temp} expired at 2026-05-14T03:00:00Z`)),
+        detail: expect.stringMatching(
+          new RegExp(`^UNAUTHENTICATED: bearer token ${temp} expired at 2026-05-14T03:00:00Z`),
+        ),
       }),
     ]);
     expect(listTokens(deps, operator)).toEqual([
