@@ -11,9 +11,8 @@ import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startObservationPoller } from '../scheduler/poller.js';
 import { proxmoxSource } from '../pipeline/sources.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
-import { conditionPolicyOf } from '../pipeline/conditions.js';
 import { createHttpServer, listen } from '../server/http.js';
-import type { ServiceDeps } from '../services/deps.js';
+import { pipelineDeps, type ServiceDeps } from '../services/deps.js';
 import { TokenStore } from '../services/token-store.js';
 import { createFirstTokens } from '../services/tokens.js';
 import { openConfiguredGraph, type CliCommand, type CliContext } from './context.js';
@@ -70,13 +69,8 @@ export const serveCommand: CliCommand = {
       tokens,
     };
     printTokens(config, ctx, demo, await createFirstTokens(deps, demo ? 'demo' : 'dev'));
-    // What every observation needs, built once: the graph, the loaded policy's mode, the clock tolerance, the bus.
-    const pipeline = {
-      driver: graph.driver,
-      suppression: policy.policy.attribution.suppression,
-      conditions: conditionPolicyOf(policy),
-      correlator: { clockSkewSeconds: config.clockSkewSeconds },
-    };
+    // What every observation needs, built once from the same deps the API serves with.
+    const pipeline = pipelineDeps(deps);
     if (demo) await runDemo(pipeline, { print: ctx.print });
     const server = createHttpServer(deps, tokens);
     const bound = await listen(server, config.host, config.port);
@@ -122,7 +116,7 @@ export const serveCommand: CliCommand = {
       concurrency: 8,
       k: 3,
       historySize: 20,
-      conditions: conditionPolicyOf(policy),
+      conditions: pipeline.conditions,
     });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();

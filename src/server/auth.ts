@@ -4,10 +4,9 @@ import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { refuseExpiredToken } from '../services/tokens.js';
 
-/** The bearer token of a request, or null. */
-export function bearerToken(request: Request): string | null {
-  const header = request.headers.get('authorization') ?? '';
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+/** The bearer token of an Authorization header (`Bearer <token>`), or null. */
+export function bearerToken(header: string | null | undefined): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return m ? m[1]! : null;
 }
 
@@ -53,7 +52,7 @@ export function authPlugin(deps: ServiceDeps & { tokens: TokenStore }): Plugin {
   return {
     async onRequest({ request, endResponse, fetchAPI }) {
       if (isGraphiqlPage(request)) return;
-      const token = bearerToken(request);
+      const token = bearerToken(request.headers.get('authorization'));
       const checked = await authenticateBearer(deps, deps.tokens, token);
       if (!checked.ok) {
         const message = checked.message;

@@ -6,7 +6,7 @@ import { RoleSchema } from '../model/index.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
-import { authenticateBearer } from './auth.js';
+import { authenticateBearer, bearerToken } from './auth.js';
 
 /** The largest MCP request body read (a gate question's command is at most 16 KiB). */
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -37,8 +37,7 @@ export function createMcpHttpHandler(
     onerror: (err) => deps.log.error({ err }, 'MCP request failed'),
   });
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const token = m ? m[1]! : null;
+    const token = bearerToken(req.headers.authorization);
     const checked = await authenticateBearer(deps, tokens, token);
     if (!checked.ok) {
       const message = checked.message;
