@@ -35,8 +35,12 @@ export function createFeedBus(): FeedBus {
   };
 }
 
+/** How long stop() waits for a read in flight. */
+const STOP_GRACE_MS = 1000;
+
 /** A running tail of the feed store. */
 export interface FeedTail {
+  /** Ends the tail: nothing is published after it resolves. */
   stop(): Promise<void>;
 }
 
@@ -62,12 +66,13 @@ export function startFeedTail(
         position ??= await latestFeedSeq(driver);
         for (;;) {
           const entries = await readFeed(driver, { afterSeq: position, limit: batch });
+          if (stopped) break;
           for (const e of entries) bus.publish(e);
           if (entries.length > 0) position = entries[entries.length - 1]!.seq;
           if (entries.length < batch) break;
         }
       } catch (err) {
-        options.onError?.(err);
+        if (!stopped) options.onError?.(err);
       }
       if (!stopped) {
         await new Promise<void>((resolve) => {
@@ -83,7 +88,9 @@ export function startFeedTail(
       // Clearing the timer alone would leave the sleep pending forever; end it.
       if (timer) clearTimeout(timer);
       wake?.();
-      await loop;
+      // A read in flight may be retried by the driver for 30 s when Neo4j is away: abandon it (its
+      // result is dropped) rather than hold up shutdown.
+      await Promise.race([loop, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref())]);
     },
   };
 }
