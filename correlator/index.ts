@@ -33,3 +33,4 @@ export {
   type Explanation,
 } from './explain.js';
 export { narrateCondition, type ConditionCause } from './condition-narrative.js';
+export { narrateIncident, type IncidentStory } from './incident-narrative.js';

@@ -3,6 +3,7 @@ import type { Resolvers } from '../src/generated/graphql.js';
 import { aboutResolvers } from './about.js';
 import type { RequestContext } from './context.js';
 import { attributionResolvers } from './attribution.js';
+import { incidentResolvers } from './incident.js';
 import { ingestResolvers } from './ingest.js';
 import { auditResolvers } from './audit.js';
 import { checkResolvers } from './checks.js';
@@ -30,4 +31,5 @@ export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
   policyResolvers,
   lifecycleResolvers,
   tokenResolvers,
+  incidentResolvers,
 ]);

@@ -1,5 +1,6 @@
 import type { Resolvers, VmResolvers } from '../src/generated/graphql.js';
 import { KIND_LABELS } from '../src/model/index.js';
+import { declareResource, removeDeclaredResource } from '../src/services/declared.js';
 import { resource, resources, updateEntityAttributes } from '../src/services/resources.js';
 import { connection } from './connection.js';
 
@@ -43,5 +44,7 @@ export const resourceResolvers: Resolvers = {
   },
   Mutation: {
     updateEntityAttributes: (_p, args, ctx) => updateEntityAttributes(ctx.deps, ctx.principal, args),
+    declareResource: (_p, { input }, ctx) => declareResource(ctx.deps, ctx.principal, input),
+    removeDeclaredResource: (_p, args, ctx) => removeDeclaredResource(ctx.deps, ctx.principal, args),
   },
 };

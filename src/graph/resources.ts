@@ -5,6 +5,7 @@ import {
   type AttributePlan,
   type Attributes,
   badInput,
+  type ConditionType,
   describeZodIssues,
   groupBy,
   type Health,
@@ -21,6 +22,7 @@ import {
   slugOf,
   type EdgeRecord,
 } from '../model/index.js';
+import { resolveConditionsTx } from './conditions.js';
 import { mergeEdgeTx } from './edges.js';
 import { inBatches, int, isoNow, toPlain } from './statements.js';
 import type { Driver } from 'neo4j-driver';
@@ -53,6 +55,14 @@ export function resourceFromProperties(raw: unknown): ResourceRecord {
     lastSeen: (p.lastSeen as string | null) ?? null,
     missingSince: (p.missingSince as string | null) ?? null,
     providerAttributeKeys: (p.providerAttrKeys as string[] | null) ?? [],
+    declaration:
+      p.provenance === 'declared'
+        ? {
+            by: String(p.declaredBy ?? ''),
+            evidence: (p.evidence as string | null) ?? null,
+            at: (p.firstSeen as string | null) ?? null,
+          }
+        : null,
   };
 }
 
@@ -535,8 +545,8 @@ export async function declareManualResource(
         `MERGE (r:Resource {id: $id})
          ON CREATE SET r:${label}, r.isNew = true, r.kind = $kind, r.provider = 'manual', r.name = $name,
            r.state = 'unknown', r.lifecycle = 'active', r.provenance = 'declared', r.declaredBy = $by,
-           r.evidence = $evidence, r.firstSeen = datetime($at)
-         SET r += $attrs, r.lastSeen = datetime($at)
+           r.firstSeen = datetime($at)
+         SET r += $attrs, r.evidence = $evidence, r.lastSeen = datetime($at)
          WITH r, coalesce(r.isNew, false) AS created
          REMOVE r.isNew
          RETURN properties(r) AS p, created`,
@@ -576,12 +586,56 @@ export async function declareManualResource(
   }
 }
 
-/** Removes a declared resource and its edges; provider-observed resources are never deleted. */
-export async function removeDeclaredResource(driver: Driver, id: string): Promise<boolean> {
-  const { records } = await driver.executeQuery(
-    `MATCH (r:Resource {id: $id}) WHERE r.provider = 'manual'
-     DETACH DELETE r RETURN count(*) AS n`,
-    { id },
-  );
-  return Number(records[0]?.get('n') ?? 0) > 0;
+/** What removing a declared resource did. */
+export interface DeclaredRemoval {
+  /** Edges that went with it (its placement, and what others declared on it). */
+  edges: number;
+  /** Its open conditions, resolved (they stay as history). */
+  resolvedConditions: number;
+}
+
+/**
+ * Removes a declared (`manual:`) resource in one transaction: its open conditions are resolved
+ * (kept as history, reported on the feed), then the node and its edges go. Provider resources are
+ * never deleted (null), nor one that still has checks (their ids are returned: remove them first,
+ * or the scheduler would keep probing something that no longer exists).
+ */
+export async function removeDeclaredResource(
+  driver: Driver,
+  id: string,
+  removal: { by: string; at: string },
+): Promise<{ removed: DeclaredRemoval } | { checks: string[] } | null> {
+  const session = driver.session();
+  try {
+    return await session.executeWrite(async (tx) => {
+      const found = await tx.run(
+        `MATCH (r:Resource {id: $id}) WHERE r.provider = 'manual'
+         SET r.removing = true REMOVE r.removing
+         RETURN [(k:Check)-[:CHECKS]->(r) | k.id] AS checks,
+                [(c:Condition {status: 'open'})-[:CONDITION_OF]->(r) | c.type] AS open`,
+        { id },
+      );
+      const rec = found.records[0];
+      if (!rec) return null;
+      const checks = (rec.get('checks') as string[]).sort();
+      if (checks.length > 0) return { checks };
+      const resolved = await resolveConditionsTx(
+        tx,
+        (rec.get('open') as ConditionType[]).map((type) => ({
+          resourceId: id,
+          type,
+          evidence: { reason: `resource removed by ${removal.by}` },
+          at: removal.at,
+        })),
+      );
+      const gone = await tx.run(
+        `MATCH (r:Resource {id: $id}) OPTIONAL MATCH (r)-[e]-(:Resource)
+         WITH r, count(e) AS edges DETACH DELETE r RETURN edges`,
+        { id },
+      );
+      return { removed: { edges: Number(gone.records[0]?.get('edges') ?? 0), resolvedConditions: resolved.length } };
+    });
+  } finally {
+    await session.close();
+  }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  DECLARABLE_KINDS,
   ActorKindSchema,
   AttributeKeySchema,
   AttributeValueSchema,
@@ -464,4 +465,66 @@ export const AuditLogIn = z.strictObject({
 export const AuditLogOut = z.object({
   entries: z.array(AuditEntryOut).describe('Newest first.'),
   nextCursor: NextCursor,
+});
+
+export const DeclareResourceIn = z.strictObject({
+  kind: z
+    .enum(DECLARABLE_KINDS)
+    .describe(
+      'service, host, storage or network: what no provider reports (VMs, containers, clusters come from them).',
+    ),
+  name: z
+    .string()
+    .min(1, 'must not be empty')
+    .describe('1–128 letters, digits, . _ -; with kind, the slug (service:postgres).'),
+  runsOn: RefArg.optional().describe('What it runs on (id or kind:name slug): a service on a host, VM or container.'),
+  attributes: z
+    .record(AttributeKeySchema, AttributeValueSchema)
+    .optional()
+    .describe('Descriptive attributes (port, version, unit); owned keys come back in `ignored`.'),
+  evidence: z
+    .string()
+    .min(1, 'say what you saw')
+    .max(4096)
+    .describe('What you saw that shows it exists (a listening socket, a unit file). Required.'),
+});
+export const DeclareResourceOut = z.object({
+  resource: ResourceOut,
+  created: z.boolean().describe('false when the same kind, name and runsOn was declared before (refreshed).'),
+  relationship: EdgeOut.nullable().describe('The declared RUNS_ON edge, when runsOn was given.'),
+  ignored: z.array(z.object({ key: z.string(), reason: z.string() })),
+});
+
+export const IncidentContextIn = z.strictObject({
+  resourceId: RefArg,
+  since: TimeArg.optional().describe('Start of the window (default: 6 hours before until); at most 7 days.'),
+  until: TimeArg.optional().describe('End of the window (default: now).'),
+  depth: z
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be from 1 to 5')
+    .max(5, 'must be from 1 to 5')
+    .default(2)
+    .describe('Hops each way, 1–5 (default 2).'),
+  zone: z.string().default('UTC').describe('IANA zone for the narrative (Europe/Berlin), or UTC.'),
+});
+const ReachedOut = z.object({ depth: z.number().int(), resource: ResourceRefOut });
+export const IncidentContextOut = z.object({
+  resource: ResourceRefOut,
+  since: Time,
+  until: Time,
+  depth: z.number().int(),
+  zone: z.string(),
+  dependencies: z.array(ReachedOut).describe('What it needs, nearest first.'),
+  dependents: z.array(ReachedOut).describe('What needs it (its blast radius), nearest first.'),
+  transitions: z.array(TransitionOut).describe('Every transition on all of them in the window, oldest first.'),
+  conditions: z
+    .array(
+      ConditionOut.extend({
+        suppressed: z.boolean().describe('Opened suppressed: an expected change, nobody paged.'),
+        causeTransitionId: z.string().nullable(),
+      }),
+    )
+    .describe('Open (suppressed included) and in-window conditions, oldest first.'),
+  narrative: z.string().describe('One paragraph for the ticket; causes only where the logs hold them.'),
 });

@@ -3,7 +3,9 @@ import { checkTarget, type ConditionType, isResourceId } from '../model/index.js
 import { auditLog } from '../services/audit.js';
 import { checks } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { declareResource } from '../services/declared.js';
 import { classifyAction } from '../services/gate.js';
+import { incidentContext } from '../services/incident.js';
 import { healthSummary, openConditions } from '../services/health.js';
 import type { Permission, Principal } from '../services/permissions.js';
 import { createRelationship, dependencies, dependents, identity, relations } from '../services/relationships.js';
@@ -315,6 +317,35 @@ export const TOOLS: readonly Tool[] = [
     run: async (deps, principal, input) => {
       const page = await auditLog(deps, principal, input);
       return { entries: page.nodes, nextCursor: nextCursorOf(page) };
+    },
+  }),
+  defineTool({
+    name: 'declare_resource',
+    title: 'Record something you found',
+    description:
+      'Declares a resource no provider reports — a service you found listening on a VM, a bare-metal box, a NAS — with your evidence: it gets a manual: id, provenance declared and your name, and appears in blast radius and incident context. Idempotent on (kind, name, runsOn): a repeat refreshes it and answers created: false. Audited.',
+    permission: 'resource:declare',
+    graphql: 'Mutation.declareResource',
+    input: S.DeclareResourceIn,
+    output: S.DeclareResourceOut,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (deps, principal, input) => declareResource(deps, principal, input),
+  }),
+  defineTool({
+    name: 'incident_context',
+    title: 'Incident context',
+    description:
+      'Everything an incident ticket needs about one resource in one call: what it needs and what needs it (to depth), every transition on them in the window with who or what caused it, their conditions (suppressed ones too) and one paragraph that names causes only where the hypervisor’s logs hold them — "cause unknown" otherwise. Bounded: too many resources or transitions is an error naming what to narrow.',
+    permission: 'incident:read',
+    graphql: 'Query.incidentContext',
+    input: S.IncidentContextIn,
+    output: S.IncidentContextOut,
+    annotations: READ,
+    fields: { slug: 'resourceId' },
+    narrow: 'depth',
+    run: async (deps, principal, input) => {
+      const found = await incidentContext(deps, principal, input);
+      return { ...found, conditions: found.conditions.map((c) => ({ ...c, type: c.type as ConditionType })) };
     },
   }),
 ];

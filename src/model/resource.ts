@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AttributesSchema } from './attributes.js';
 import { ResourceIdSchema, providerOfId } from './ids.js';
 import type { Attributes } from './attributes.js';
+import type { Declaration } from './declared.js';
 import {
   KindSchema,
   LifecycleSchema,
@@ -61,4 +62,6 @@ export interface ResourceRecord {
   missingSince: string | null;
   /** Attribute keys the provider reported; agents cannot overwrite them. */
   providerAttributeKeys: string[];
+  /** Set on a `manual:` resource a principal declared: who, the evidence, when. */
+  declaration?: Declaration | null;
 }

@@ -1,0 +1,90 @@
+import { DateTime } from 'luxon';
+import type { ConditionRecord, TransitionRecord } from '../src/model/index.js';
+import { narrateCondition, type ConditionCause } from './condition-narrative.js';
+import { recordNoun } from './describe.js';
+import { narrate, type NarrativeResource, type NarrativeResult } from './narrative.js';
+
+/** Everything an incident paragraph is written from; the service gathers it, this only words it. */
+export interface IncidentStory {
+  subject: NarrativeResource;
+  since: string;
+  until: string;
+  depth: number;
+  /** What the subject needs (its dependencies) and what needs it (its dependents), nearest first. */
+  dependencies: NarrativeResource[];
+  dependents: NarrativeResource[];
+  /** Oldest first; `expected`: a principal's change at high confidence (the gate's reading of intent). */
+  transitions: Array<{ resource: NarrativeResource; transition: TransitionRecord; expected: boolean }>;
+  conditions: Array<{ resource: NarrativeResource; condition: ConditionRecord; cause: ConditionCause | null }>;
+  causeWindowSeconds?: number;
+}
+
+/** At most this many names in a list; the rest are counted. */
+const LISTED = 8;
+
+const nameOf = (r: NarrativeResource) => `${r.kind} ${r.name ?? r.id}`;
+
+function listed(resources: readonly NarrativeResource[]): string {
+  const names = resources.slice(0, LISTED).map(nameOf);
+  const more = resources.length - names.length;
+  return more > 0 ? `${names.join(', ')} and ${more} more` : names.join(', ');
+}
+
+/** "by alice@pve (task qmstop UPID:…, high confidence) — an intentional change", or "cause unknown". */
+function causeWords(t: TransitionRecord, expected: boolean): string {
+  const a = t.attribution;
+  const cause = a.events.find((e) => e.role === 'cause');
+  if (!cause || a.confidence === 'none' || a.confidence === 'low') return 'cause unknown';
+  const record = `${recordNoun(cause.provider)} ${cause.rawType} ${cause.id}`;
+  if (a.confidence === 'medium') return `cause not established (possibly ${record}, medium confidence)`;
+  const who = a.systemContext ? `the system (${a.systemContext.label})` : (a.actor ?? 'the system');
+  return `by ${who} (${record}, high confidence)${expected ? ' — expected: an intentional change' : ''}`;
+}
+
+/**
+ * One paragraph for an incident ticket, in UTC or the zone asked for (always named): what the
+ * resource needs and what needs it, every change in the window with its cause as the logs hold it,
+ * the conditions and their causes, and a closing summary. Causes are named only where a record
+ * holds one; everything else is "cause unknown".
+ */
+export function narrateIncident(story: IncidentStory, options: { zone?: string } = {}): NarrativeResult {
+  const zone = options.zone ?? 'UTC';
+  const at = (iso: string) => DateTime.fromISO(iso, { setZone: true }).setZone(zone);
+  const until = at(story.until);
+  if (!until.isValid) return { ok: false, reason: `unknown time zone ${JSON.stringify(zone)}` };
+  const label = zone.toUpperCase() === 'UTC' ? 'UTC' : `${until.zoneName} (UTC${until.toFormat('ZZ')})`;
+  const fmt = (iso: string) => at(iso).toFormat('yyyy-MM-dd HH:mm:ss');
+  const s = story.subject;
+  const parts: string[] = [
+    `Incident context for ${nameOf(s)} (${s.id}), ${fmt(story.since)} to ${fmt(story.until)} ${label}, ${story.depth} hop(s) each way.`,
+    `${story.dependencies.length ? `It depends on ${listed(story.dependencies)}` : 'It depends on nothing recorded'}; ${
+      story.dependents.length ? `${listed(story.dependents)} depend(s) on it` : 'nothing recorded depends on it'
+    }.`,
+  ];
+  for (const { resource, transition } of story.transitions) {
+    const told = narrate(resource, transition, transition.attribution, { zone });
+    if (!told.ok) return told;
+    parts.push(told.text);
+  }
+  for (const { resource, condition, cause } of story.conditions) {
+    const told = narrateCondition(resource, condition, cause, { zone, causeWindowSeconds: story.causeWindowSeconds });
+    if (!told.ok) return told;
+    parts.push(told.text.endsWith('.') ? told.text : `${told.text}.`);
+  }
+  parts.push(summary(story, (iso) => `${at(iso).toFormat('HH:mm:ss')} ${label}`));
+  return { ok: true, zone: label, text: parts.join(' ') };
+}
+
+function summary(story: IncidentStory, time: (iso: string) => string): string {
+  if (story.transitions.length === 0) {
+    const open = story.conditions.filter((c) => c.condition.status === 'open');
+    return open.length
+      ? `In short: ${open.length} open condition(s) and no state change of it or of what it depends on in the window — cause unknown.`
+      : 'In short: no state change and no open condition in the window.';
+  }
+  const changes = story.transitions.map(
+    ({ resource, transition: t, expected }) =>
+      `${nameOf(resource)} ${t.from} → ${t.to} at ${time(t.observedAt)}: ${causeWords(t, expected)}`,
+  );
+  return `In short: ${changes.join('; ')}.`;
+}

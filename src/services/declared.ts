@@ -1,0 +1,136 @@
+import * as repo from '../graph/resources.js';
+import {
+  badInput,
+  DECLARABLE_KINDS,
+  DeclaredEvidenceSchema,
+  DeclaredNameSchema,
+  declaredResourceId,
+  describeZodIssues,
+  type EdgeRecord,
+  isDeclarableKind,
+  planAttributeUpdate,
+  refusePair,
+  type ResourceRecord,
+} from '../model/index.js';
+import { checkNewInboundEdge } from '../policy/index.js';
+import { audited } from './audit.js';
+import { nowOf, type ServiceDeps } from './deps.js';
+import { assertCan, type Principal } from './permissions.js';
+import { resolveInputRef } from './resources.js';
+
+/** What an agent found and declares: a `manual:` resource with provenance `declared`. */
+export interface DeclareResourceInput {
+  kind: string;
+  name: string;
+  /** What it runs on (id or `kind:name` slug), for a service. */
+  runsOn?: string | null;
+  /** Descriptive attributes only: owned keys (health, provider fields) are ignored with the reason. */
+  attributes?: unknown;
+  evidence: string;
+}
+
+export interface DeclareResourceResult {
+  resource: ResourceRecord;
+  /** false when the same (kind, name, runsOn) was declared before: the declaration was refreshed. */
+  created: boolean;
+  relationship: EdgeRecord | null;
+  ignored: Array<{ key: string; reason: string }>;
+}
+
+function parsed<T>(
+  field: string,
+  result:
+    | { success: true; data: T }
+    | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } },
+): T {
+  if (!result.success) throw badInput(field, describeZodIssues(result.error.issues));
+  return result.data;
+}
+
+/**
+ * Declares a resource no provider reports (agents and operators; audited). Idempotent on (kind,
+ * name, runsOn): a repeat refreshes its attributes and evidence and answers `created: false`.
+ * Nothing is placed on a destroyed or deprecated resource, and the placement must be one RUNS_ON
+ * allows (a service on a host, VM or container). The declarer and the evidence stay on the node.
+ */
+export function declareResource(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: DeclareResourceInput,
+): Promise<DeclareResourceResult> {
+  let targetIds: string[] = [];
+  return audited(
+    deps,
+    principal,
+    'declareResource',
+    () => targetIds,
+    async () => {
+      assertCan(principal, 'resource:declare');
+      const { kind } = input;
+      if (!isDeclarableKind(kind)) {
+        throw badInput(
+          'input.kind',
+          `${kind} cannot be declared (declarable: ${DECLARABLE_KINDS.join(', ')}); VMs, containers and clusters come from their providers`,
+        );
+      }
+      const name = parsed('input.name', DeclaredNameSchema.safeParse(input.name));
+      const evidence = parsed('input.evidence', DeclaredEvidenceSchema.safeParse(input.evidence));
+      const runsOn = input.runsOn ? await resolveInputRef(deps, input.runsOn, 'input.runsOn') : null;
+      if (runsOn) {
+        const pair = refusePair('RUNS_ON', kind, runsOn.kind);
+        if (pair) throw badInput('input.runsOn', pair);
+        const inbound = checkNewInboundEdge(runsOn);
+        if (!inbound.ok) throw badInput('input.runsOn', inbound.reason);
+      }
+      const planned = planAttributeUpdate(input.attributes ?? {}, { provider: 'manual', providerAttributeKeys: [] });
+      if (!planned.ok) throw badInput(`input.${planned.field}`, planned.reason);
+      const attributes = Object.fromEntries(
+        Object.entries(planned.plan.set).filter((e): e is [string, NonNullable<(typeof e)[1]>] => e[1] !== null),
+      );
+      const existing = await repo.findDeclaredResource(deps.driver, { kind, name, runsOnId: runsOn?.id ?? null });
+      const id = existing?.id ?? declaredResourceId(kind, name, runsOn?.id ?? null);
+      targetIds = runsOn ? [id, runsOn.id] : [id];
+      const written = await repo.declareManualResource(deps.driver, id, {
+        kind,
+        name,
+        runsOnId: runsOn?.id ?? null,
+        attributes,
+        declaredBy: principal.name,
+        evidence,
+        at: nowOf(deps),
+      });
+      return { ...written, ignored: planned.plan.ignored };
+    },
+  );
+}
+
+/**
+ * Removes a declared resource (operators; audited): its edges go with it, its open conditions are
+ * resolved. Provider resources are refused (their lifecycle is the provider's and setLifecycle's),
+ * and so is one that still has checks, naming them.
+ */
+export function removeDeclaredResource(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: { id: string },
+): Promise<{ id: string; edges: number; resolvedConditions: number }> {
+  return audited(deps, principal, 'removeDeclaredResource', [input.id], async () => {
+    assertCan(principal, 'resource:remove-declared');
+    const target = await resolveInputRef(deps, input.id, 'id');
+    if (target.provider !== 'manual') {
+      throw badInput(
+        'id',
+        `${target.id} is reported by ${target.provider}, not declared: only declared (manual:) resources can be removed; use setLifecycle for provider resources`,
+      );
+    }
+    const outcome = await repo.removeDeclaredResource(deps.driver, target.id, { by: principal.name, at: nowOf(deps) });
+    if (!outcome) throw badInput('id', `no resource ${input.id}`);
+    if ('checks' in outcome) {
+      throw badInput(
+        'id',
+        `${target.id} still has ${outcome.checks.length} check(s): remove them first (removeCheck): ${outcome.checks.join(', ')}`,
+      );
+    }
+    return { id: target.id, ...outcome.removed };
+  });
+}
