@@ -27,7 +27,7 @@ export interface TestServer {
  */
 export async function startTestServer(
   driver: Driver,
-  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger } = {},
+  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger; now?: () => string } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
@@ -39,7 +39,10 @@ export async function startTestServer(
   const bus = createFeedBus();
   const tail = startFeedTail(driver, bus, { intervalMs: 100 });
   const log = options.log ?? createLogger(process.env.AITIA_TEST_LOG ?? 'silent');
-  const server = createHttpServer({ driver, log, version: 'test', policy, bus }, new TokenStore(file, { log }));
+  const server = createHttpServer(
+    { driver, log, version: 'test', policy, bus, ...(options.now ? { now: options.now } : {}) },
+    new TokenStore(file, { log }),
+  );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,

@@ -15,11 +15,17 @@ export async function subscribeSse(
   token: string,
   query: string,
   variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<SseSubscription> {
   const abort = new AbortController();
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
     body: JSON.stringify({ query, variables }),
     signal: abort.signal,
   });
