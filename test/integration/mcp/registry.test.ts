@@ -42,6 +42,8 @@ vi.mock('../../../src/services/health.js', async (orig) => recorded('health', aw
 vi.mock('../../../src/services/checks.js', async (orig) => recorded('checks', await orig()));
 vi.mock('../../../src/services/gate.js', async (orig) => recorded('gate', await orig()));
 vi.mock('../../../src/services/audit.js', async (orig) => recorded('audit', await orig()));
+vi.mock('../../../src/services/declared.js', async (orig) => recorded('declared', await orig()));
+vi.mock('../../../src/services/incident.js', async (orig) => recorded('incident', await orig()));
 
 /** A caller holding no permission at all: every service refuses it naming the one permission it checks. */
 const nobody = { name: `nobody-${scope}`, role: 'nobody' as Role } satisfies Principal;
@@ -79,6 +81,11 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
     graphql: { input: { target: 'vm:web01', action: 'restart' } },
   },
   audit_log: { mcp: {}, graphql: { first: 50 } },
+  declare_resource: {
+    mcp: { kind: 'service', name: 'postgres', runsOn: 'vm:db13', evidence: 'listening on :5432' },
+    graphql: { input: { kind: 'service', name: 'postgres', runsOn: 'vm:db13', evidence: 'listening on :5432' } },
+  },
+  incident_context: { mcp: { resourceId: 'vm:web01' }, graphql: { resourceId: 'vm:web01', depth: 2, zone: 'UTC' } },
 };
 
 type Resolver = (parent: unknown, args: unknown, ctx: unknown, info: unknown) => unknown;
