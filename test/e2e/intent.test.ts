@@ -268,6 +268,29 @@ describe('a human stop followed by a failing check', () => {
   });
 });
 
+describe('a first sighting', () => {
+  it('of a VM already paused on an I/O error opens paused_io_error, without a transition', async () => {
+    const db13 = id('qemu/113');
+    const d = await ok(
+      srv,
+      srv.tokens.agent,
+      `query($r: ID!, $s: String) { openConditions(resourceId: $r) { type evidence cause { transition { id } } narrative }
+        transitions(resourceId: $s) { edges { node { id } } } }`,
+      { r: db13, s: db13 },
+    );
+    expect(d.transitions.edges).toEqual([]);
+    const paused = d.openConditions.filter((x: any) => x.type !== 'unmonitored');
+    expect(paused).toEqual([
+      expect.objectContaining({
+        type: 'paused_io_error',
+        evidence: expect.objectContaining({ firstSighting: true }),
+        cause: null,
+      }),
+    ]);
+    expect(paused[0].narrative).toMatch(/paused on a disk I\/O error since .* — cause unknown/);
+  });
+});
+
 describe('the gate reads intent', () => {
   const ASK = `query($t: ID!) { classifyAction(input: {target: $t, action: "start"}) { autonomy approval reasons } }`;
 
