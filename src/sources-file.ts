@@ -50,6 +50,9 @@ const VcenterEntry = z.strictObject({
   username: z.string().min(1).optional(),
   password: z.string().min(1).optional(),
   password_file: z.string().min(1).optional(),
+  /** HMAC key a broker signs pushed CloudEvents with (POST /events/cloudevents?source=<name>). */
+  cloudevents_secret: z.string().min(16, 'must be at least 16 characters').optional(),
+  cloudevents_secret_file: z.string().min(1).optional(),
 });
 
 const FileSchema = z.strictObject({
@@ -79,6 +82,8 @@ export interface VcenterSourceSpec extends SourceBase {
   server: string;
   username: string | null;
   password: string | null;
+  /** HMAC key for pushed CloudEvents; null: only ingester tokens may push for this vCenter. */
+  pushSecret: string | null;
 }
 
 export type SourceSpec = ProxmoxSourceSpec | VcenterSourceSpec;
@@ -144,7 +149,9 @@ export function loadSourcesFile(path: string): SourceSpec[] {
       }
       const password = readSecret(e.password, e.password_file, 'password');
       const missing = e.username && password ? null : 'no credentials (username and password or password_file)';
-      return { ...base, kind: 'vcenter', server: e.server ?? e.name, username: e.username ?? null, password, missing };
+      const pushSecret = readSecret(e.cloudevents_secret, e.cloudevents_secret_file, 'cloudevents_secret');
+      const server = e.server ?? e.name;
+      return { ...base, kind: 'vcenter', server, username: e.username ?? null, password, pushSecret, missing };
     } catch (err) {
       return fail(`${where}: ${(err as Error).message}`);
     }
@@ -197,6 +204,7 @@ export function sourcesFromEnv(config: Config): SourceSpec[] {
       url: vc.url,
       username: vc.user ?? null,
       password,
+      pushSecret: null,
       caFile: vc.caFile,
       insecure: vc.insecure,
       pollSeconds: vc.pollSeconds,

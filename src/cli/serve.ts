@@ -73,7 +73,13 @@ export const serveCommand: CliCommand = {
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
     if (demo) await runDemo(pipeline, { print: ctx.print });
-    const server = createHttpServer(deps, tokens);
+    // vCenters whose broker may push CloudEvents, by source name (HMAC secret from the sources file).
+    const pushSources = new Map(
+      specs.flatMap((s) =>
+        s.kind === 'vcenter' ? [[s.name, { server: s.server, secret: s.pushSecret }] as const] : [],
+      ),
+    );
+    const server = createHttpServer(deps, tokens, { pushSources });
     const bound = await listen(server, config.host, config.port);
     log.info(
       { url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo },
