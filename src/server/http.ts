@@ -60,14 +60,12 @@ export function createHttpServer(
       cloudEvents(req, res);
       return;
     }
-    res
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end(
-        JSON.stringify({
-          error: 'not found',
-          endpoints: ['/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
-        }),
-      );
+    res.writeHead(404, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        error: 'not found',
+        endpoints: ['/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
+      }),
+    );
   });
 }
 
