@@ -97,6 +97,17 @@ describe.skipIf(!bin)('vCenter polled through the vSphere API (vcsim)', () => {
     expect(o.correlation.created[0]?.attribution).toMatchObject({ confidence: 'high', actor: 'bob' });
   });
 
+  it('a session the server no longer knows is re-established once (NotAuthenticated → Login)', async () => {
+    const logins: string[] = [];
+    const client = sim.client('carol', { onAnswer: (m) => void (m === 'Login' && logins.push(m)) });
+    const sc = await client.serviceContent();
+    expect((await vmRefs(client)).size).toBe(4);
+    // Ends the session behind the client's back: its cookie is now unknown to the server.
+    await client.call('Logout', sc.sessionManager);
+    expect((await vmRefs(client)).size).toBe(4);
+    expect(logins).toEqual(['Login', 'Login']);
+  });
+
   it('vcsim killed mid-pass: nothing is marked missing and adapter_unreachable opens', async () => {
     const killer = sim.client('aitia-reader', {
       onAnswer: (method) => {
