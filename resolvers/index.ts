@@ -14,6 +14,7 @@ import { policyResolvers } from './policy.js';
 import { relationshipResolvers } from './relationships.js';
 import { resourceResolvers } from './resources.js';
 import { DateTimeScalar, JSONScalar } from './scalars.js';
+import { sourceResolvers } from './sources.js';
 import { tokenResolvers } from './tokens.js';
 
 /** Every area's resolvers, one file per schema file. */
@@ -32,4 +33,5 @@ export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
   lifecycleResolvers,
   tokenResolvers,
   incidentResolvers,
+  sourceResolvers,
 ]);

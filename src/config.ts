@@ -101,6 +101,41 @@ export const ENV_SCHEMA = z.object({
     .max(64)
     .default(4)
     .describe('Proxmox API requests in flight at once per cluster; 429/503 answers back off (Retry-After honoured).'),
+  AITIA_VCENTER_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(:\d+)?(\/sdk)?\/?$/, 'must be the vCenter base, e.g. https://vc01.lan')
+    .optional()
+    .describe(
+      'vCenter to poll through the vSphere API (/sdk is appended). Unset: no vCenter polling from the environment.',
+    ),
+  AITIA_VCENTER_SERVER: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be letters, digits, . _ -')
+    .optional()
+    .describe('Name of that vCenter in ids (vcenter:<server>/vm/<moref>) and logs. Default: the URL host name.'),
+  AITIA_VCENTER_USER: z.string().min(1).optional().describe('vCenter user (a read-only role is enough).'),
+  AITIA_VCENTER_PASSWORD: z.string().min(1).optional().describe('vCenter password (or AITIA_VCENTER_PASSWORD_FILE).'),
+  AITIA_VCENTER_PASSWORD_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File holding the vCenter password (read at start, trimmed).'),
+  AITIA_VCENTER_CA_FILE: z.string().min(1).optional().describe('PEM CA bundle to verify the vCenter TLS certificate.'),
+  AITIA_VCENTER_INSECURE: bool.default(false).describe('Skip TLS verification for vCenter (explicit opt-in only).'),
+  AITIA_VCENTER_POLL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(86_400)
+    .default(60)
+    .describe('Seconds between vCenter polls.'),
+  AITIA_SOURCES_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'YAML file listing any number of Proxmox clusters and vCenters to poll, each with its own URL, credentials, TLS and interval (see "Connect your estate").',
+    ),
   AITIA_CLOCK_SKEW_SECONDS: z.coerce
     .number()
     .int()
@@ -142,6 +177,18 @@ export interface Config {
     /** Requests in flight at once toward the API. */
     maxConcurrentRequests: number;
   };
+  vcenter: {
+    url: string | undefined;
+    server: string | undefined;
+    user: string | undefined;
+    password: string | undefined;
+    passwordFile: string | undefined;
+    caFile: string | undefined;
+    insecure: boolean;
+    pollSeconds: number;
+  };
+  /** The sources file, resolved; read by `aitia serve` (src/sources-file.ts). */
+  sourcesFile: string | undefined;
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
   /** Seconds of provider clock disagreement the correlator tolerates. */
   clockSkewSeconds: number;
@@ -182,6 +229,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       agentSeconds: e.AITIA_PROXMOX_AGENT_SECONDS,
       maxConcurrentRequests: e.AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS,
     },
+    vcenter: {
+      url: e.AITIA_VCENTER_URL?.replace(/\/$/, ''),
+      server: e.AITIA_VCENTER_SERVER,
+      user: e.AITIA_VCENTER_USER,
+      password: e.AITIA_VCENTER_PASSWORD,
+      passwordFile: e.AITIA_VCENTER_PASSWORD_FILE,
+      caFile: e.AITIA_VCENTER_CA_FILE,
+      insecure: e.AITIA_VCENTER_INSECURE,
+      pollSeconds: e.AITIA_VCENTER_POLL_SECONDS,
+    },
+    sourcesFile: e.AITIA_SOURCES_FILE ? resolve(e.AITIA_SOURCES_FILE) : undefined,
     logLevel: e.AITIA_LOG_LEVEL,
     clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,
     token: e.AITIA_TOKEN,

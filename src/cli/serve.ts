@@ -4,12 +4,11 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { runDemo } from '../demo/run-demo.js';
 import { AitiaError } from '../model/index.js';
-import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
-import { startObservationPoller } from '../scheduler/poller.js';
-import { proxmoxSource } from '../pipeline/sources.js';
+import { startSourcePollers } from '../scheduler/source-pollers.js';
+import { configuredSources } from '../sources-file.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { pipelineDeps, type ServiceDeps } from '../services/deps.js';
@@ -51,6 +50,8 @@ export const serveCommand: CliCommand = {
       },
       'policy loaded',
     );
+    // The sources file and the single-source variables, validated before anything opens.
+    const specs = demo ? [] : configuredSources(config);
     if (demo) rmSync(config.tokensFile, { force: true });
     checkTokensFile(config, demo);
     // Read (and refused unless owner-only) before anything opens; re-read whenever it changes.
@@ -72,7 +73,13 @@ export const serveCommand: CliCommand = {
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
     if (demo) await runDemo(pipeline, { print: ctx.print });
-    const server = createHttpServer(deps, tokens);
+    // vCenters whose broker may push CloudEvents, by source name (HMAC secret from the sources file).
+    const pushSources = new Map(
+      specs.flatMap((s) =>
+        s.kind === 'vcenter' ? [[s.name, { server: s.server, secret: s.pushSecret }] as const] : [],
+      ),
+    );
+    const server = createHttpServer(deps, tokens, { pushSources });
     const bound = await listen(server, config.host, config.port);
     log.info(
       { url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo },
@@ -82,32 +89,20 @@ export const serveCommand: CliCommand = {
       `aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`,
     );
     if (demo) ctx.print('aitia: demo loaded — try the README walkthrough with the agent token above (Ctrl-C to stop)');
-    // The Proxmox state poll (tasks → inventory → attributed transitions, published to subscribers).
-    const { url: pxUrl, token: pxToken, caFile, insecure, pollSeconds } = config.proxmox;
-    const pxClient =
-      !demo && pxUrl && pxToken
-        ? createProxmoxClient({
-            baseUrl: pxUrl,
-            token: pxToken,
-            caFile,
-            insecure,
-            maxConcurrent: config.proxmox.maxConcurrentRequests,
-          })
-        : null;
-    const poller = pxClient
-      ? startObservationPoller({
+    // Every configured source (sources file and single-source variables), each on its own timer:
+    // provider pass → attributed transitions, published to subscribers; identity links after each complete pass.
+    const sources = demo
+      ? null
+      : await startSourcePollers({
           deps: pipeline,
-          source: proxmoxSource(pxClient, {
-            tasks: { initialLookbackSeconds: config.proxmox.backfillHours * 3600 },
-            inventory: {
-              configRefreshSeconds: config.proxmox.configRefreshSeconds,
-              agentSeconds: config.proxmox.agentSeconds,
-            },
-          }),
-          intervalSeconds: pollSeconds,
+          specs,
           log,
-        })
-      : null;
+          tuning: {
+            configRefreshSeconds: config.proxmox.configRefreshSeconds,
+            agentSeconds: config.proxmox.agentSeconds,
+            maxConcurrentRequests: config.proxmox.maxConcurrentRequests,
+          },
+        });
     // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).
     const health = startHealthScheduler({
       driver: graph.driver,
@@ -126,8 +121,7 @@ export const serveCommand: CliCommand = {
     log.info('shutting down');
     await health.stop();
     await tail.stop();
-    await poller?.stop();
-    pxClient?.close();
+    await sources?.stop();
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     await graph.close();

@@ -253,7 +253,14 @@ export async function removeRelationship(
  */
 export async function withdrawInferredEdges(
   driver: Driver,
-  options: { source: string; rule?: string | null; exceptTag?: string | null; idPrefixes?: readonly string[] | null },
+  options: {
+    source: string;
+    rule?: string | null;
+    exceptTag?: string | null;
+    idPrefixes?: readonly string[] | null;
+    /** Only edges with at least one end among these ids (an incremental run's affected resources). */
+    touching?: readonly string[] | null;
+  },
 ): Promise<{ withdrawn: number }> {
   if (options.source.trim() === '') throw new Error('withdrawInferredEdges: source must not be empty');
   const { records } = await driver.executeQuery(
@@ -262,6 +269,7 @@ export async function withdrawInferredEdges(
        AND ($rule IS NULL OR e.rule = $rule)
        AND ($except IS NULL OR coalesce(e.updateTag, '') <> $except)
        AND ($prefixes IS NULL OR (any(p IN $prefixes WHERE a.id STARTS WITH p) AND any(p IN $prefixes WHERE b.id STARTS WITH p)))
+       AND ($touching IS NULL OR a.id IN $touching OR b.id IN $touching)
      DELETE e
      RETURN count(*) AS n`,
     {
@@ -269,6 +277,7 @@ export async function withdrawInferredEdges(
       rule: options.rule ?? null,
       except: options.exceptTag ?? null,
       prefixes: options.idPrefixes ? [...options.idPrefixes] : null,
+      touching: options.touching ? [...options.touching] : null,
     },
   );
   return { withdrawn: Number(records[0]?.get('n') ?? 0) };

@@ -13,6 +13,8 @@ import {
 import { syncProxmox, type ProxmoxSyncReport, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
 import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
 import { importVcenterInventory, type ImportVcenterOptions } from '../ingest/vcenter/import.js';
+import type { VsphereClient } from '../ingest/vcenter/client.js';
+import { syncVcenter, type SyncVcenterOptions, type VcenterSyncReport } from '../ingest/vcenter/sync.js';
 import type { ObservationSource } from './observe.js';
 
 /** The task stage of a Proxmox pass and the events it linked to resources that appeared in it. */
@@ -104,6 +106,27 @@ export function vcenterDocumentSource(document: unknown, options: ImportVcenterO
       const report = await importVcenterInventory(driver, document, options);
       return { report, observer: `import:${report.scope}`, extra: null };
     },
+  };
+}
+
+/**
+ * A polled vCenter: one {@link syncVcenter} pass (inventory and events read, events written first,
+ * then the inventory), its changes explained by the events it has just stored.
+ */
+export function vcenterSource(
+  client: VsphereClient,
+  options: SyncVcenterOptions,
+): ObservationSource<VcenterSyncReport['events']> {
+  return {
+    name: `vcenter ${options.server} ${client.url}`,
+    async pass(driver: Driver) {
+      const report = await syncVcenter(driver, client, options);
+      return { report, observer: `scheduler:${report.scope}`, extra: report.events };
+    },
+    summarize: ({ report, extra }) => [
+      `${report.scope} events: listed=${extra.listed} already-seen=${extra.alreadySeen} new=${extra.created} ` +
+        `cursor=${extra.cursor ?? 'none'}`,
+    ],
   };
 }
 

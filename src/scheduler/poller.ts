@@ -96,16 +96,16 @@ export function startObservationPoller<Extra>(options: {
   source: ObservationSource<Extra>;
   intervalSeconds: number;
   log: Logger;
-  onObservation?: (o: Observation<Extra>) => void;
+  onObservation?: (o: Observation<Extra>) => void | Promise<void>;
 }): Poller {
   return startPoller({
     name: options.source.name,
     intervalSeconds: options.intervalSeconds,
     log: options.log,
     pass: () => observe(options.deps, options.source),
-    onResult: (o) => {
+    onResult: async (o) => {
       logObservation(options.log, options.source, o);
-      options.onObservation?.(o);
+      await options.onObservation?.(o);
     },
   });
 }

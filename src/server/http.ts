@@ -3,16 +3,23 @@ import { readiness } from '../services/about.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
+import { CLOUDEVENTS_PATH, createCloudEventsHandler, type PushSource } from './cloudevents-http.js';
 import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
 
 /**
- * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /healthz (process alive),
+ * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /events/cloudevents (pushed
+ * vCenter events, see cloudevents-http.ts), /healthz (process alive),
  * /readyz (Neo4j + migrations). The token store authenticates every request to /graphql and /mcp;
  * the token operations manage the same store.
  */
-export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server {
+export function createHttpServer(
+  deps: ServiceDeps,
+  tokens: TokenStore,
+  options: { pushSources?: ReadonlyMap<string, PushSource> } = {},
+): Server {
   const yoga = createGraphqlApp(deps, tokens);
+  const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map());
   const mcp = createMcpHttpHandler(deps, tokens);
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
@@ -49,9 +56,16 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server 
       mcp(req, res);
       return;
     }
-    res
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'not found', endpoints: ['/graphql', '/mcp', '/healthz', '/readyz'] }));
+    if (path === CLOUDEVENTS_PATH) {
+      cloudEvents(req, res);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        error: 'not found',
+        endpoints: ['/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
+      }),
+    );
   });
 }
 

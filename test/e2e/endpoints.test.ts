@@ -72,6 +72,9 @@ describe('HTTP endpoints', () => {
   it('anything else is a 404 naming the endpoints', async () => {
     const res = await fetch(`${srv.url}/nope`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'not found', endpoints: ['/graphql', '/mcp', '/healthz', '/readyz'] });
+    expect(await res.json()).toEqual({
+      error: 'not found',
+      endpoints: ['/graphql', '/mcp', '/events/cloudevents', '/healthz', '/readyz'],
+    });
   });
 });

@@ -5,6 +5,7 @@ import type { Driver } from 'neo4j-driver';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createFeedBus, startFeedTail, type FeedBus } from '../../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../../src/server/http.js';
+import type { PushSource } from '../../src/server/cloudevents-http.js';
 import { TokenStore, addToken } from '../../src/services/token-store.js';
 import type { Role } from '../../src/model/index.js';
 import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js';
@@ -27,7 +28,13 @@ export interface TestServer {
  */
 export async function startTestServer(
   driver: Driver,
-  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger; now?: () => string } = {},
+  options: {
+    policy?: LoadedPolicy;
+    tokenPrefix?: string;
+    log?: Logger;
+    now?: () => string;
+    pushSources?: ReadonlyMap<string, PushSource>;
+  } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
@@ -42,6 +49,7 @@ export async function startTestServer(
   const server = createHttpServer(
     { driver, log, version: 'test', policy, bus, ...(options.now ? { now: options.now } : {}) },
     new TokenStore(file, { log }),
+    { pushSources: options.pushSources },
   );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {

@@ -63,6 +63,11 @@ const KEYS: Record<IdentityRule, (f: IdentityFacts) => string[]> = {
   name: (f) => [nameKey(f.name)].filter((k): k is string => k !== null),
 };
 
+/** Every identity value of a machine as `rule=value` (the keys the matcher indexes by). Pure. */
+export function identityKeys(f: IdentityFacts): string[] {
+  return IDENTITY_RULES.flatMap((rule) => KEYS[rule](f).map((v) => `${rule}=${v}`));
+}
+
 /** Direction: the host perspective manifests as the guest (a nested ESXi host is a VM); otherwise vcenter → proxmox. */
 function orient(a: IdentityFacts, b: IdentityFacts): [IdentityFacts, IdentityFacts] {
   const rank = (k: Kind) => (k === 'host' ? 0 : 1);

@@ -1,0 +1,172 @@
+import { DateTime } from 'luxon';
+import type { Driver } from 'neo4j-driver';
+import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
+import { linkEventsToResources, upsertEvents } from '../../graph/events.js';
+import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/resources.js';
+import { isoNow } from '../../graph/statements.js';
+import type { EventRecord } from '../../model/events.js';
+import { loadInventory } from '../inventory-load.js';
+import {
+  createReport,
+  emitProgress,
+  finishReport,
+  type IngestReport,
+  newUpdateTag,
+  type ProgressSink,
+} from '../report.js';
+import { recordVcenterReachable, recordVcenterUnreachable, vcenterServiceRow } from './adapter-condition.js';
+import type { VsphereClient } from './client.js';
+import { VsphereApiError } from './client-error.js';
+import { readEventsSince } from './events-get.js';
+import { transformVcenterEvent } from './events-transform.js';
+import { readInventory } from './inventory-get.js';
+import { transformVcenterInventory } from './inventory-transform.js';
+
+export interface SyncVcenterOptions {
+  /** Names the vCenter in ids (`vcenter:<server>/vm/<moref>`), as a pushed document would. */
+  server: string;
+  updateTag?: string;
+  /** The transitions' observedAt. Default now. */
+  observedAt?: string;
+  /** Hours of events the first pass reads (no cursor yet). Default 24. */
+  backfillHours?: number;
+  /** Objects per RetrievePropertiesEx page. Default 500. */
+  pageSize?: number;
+  batchSize?: number;
+  onProgress?: ProgressSink;
+}
+
+/** A pass's report with what it read of the event stream. */
+export interface VcenterSyncReport extends IngestReport {
+  events: {
+    /** Events the collector returned (the window starts at the cursor's time, so some are old). */
+    listed: number;
+    /** Of those, already read by an earlier pass (key at or below the cursor): not written again. */
+    alreadySeen: number;
+    written: number;
+    created: number;
+    /** The newest event key read so far (the cursor), null before any. */
+    cursor: number | null;
+  };
+  /** SOAP calls the pass sent. */
+  calls: number;
+}
+
+/** The event stream's cursor id: the newest event key read, with its createdTime in `detail`. */
+export function vcenterEventCursorId(server: string): string {
+  return `vcenter:${server}#events`;
+}
+
+/**
+ * One pass over a vCenter: read the inventory (ContainerView + PropertyCollector), then the events
+ * since the cursor (EventHistoryCollector), and only then write — events first, so every event
+ * behind a change the inventory shows is in the graph before the change is explained. Then the
+ * inventory goes through the same transform and load as a pushed document.
+ *
+ * A read that fails anywhere (network, timeout, fault, the server gone mid-pass) writes nothing
+ * but `adapter_unreachable`: nothing is marked missing and the cursor does not move. Only a pass
+ * that read everything marks what it no longer sees, in the whole `vcenter:<server>` scope.
+ */
+export async function syncVcenter(
+  driver: Driver,
+  client: VsphereClient,
+  options: SyncVcenterOptions,
+): Promise<VcenterSyncReport> {
+  const { server } = options;
+  const updateTag = options.updateTag ?? newUpdateTag('vcenter');
+  const observedAt = options.observedAt ?? isoNow();
+  const report: VcenterSyncReport = {
+    ...createReport('vcenter', `vcenter:${server}`, updateTag, observedAt),
+    events: { listed: 0, alreadySeen: 0, written: 0, created: 0, cursor: null },
+    calls: 0,
+  };
+  const startCalls = client.requestCount();
+  const cursorId = vcenterEventCursorId(server);
+  const cursor = await getIngestCursor(driver, cursorId);
+  report.events.cursor = cursor?.position ?? null;
+  const cursorTime = typeof cursor?.detail.createdTime === 'string' ? cursor.detail.createdTime : null;
+  const since =
+    cursorTime ??
+    DateTime.fromISO(observedAt, { zone: 'utc' })
+      .minus({ hours: options.backfillHours ?? 24 })
+      .toISO()!;
+
+  let objects: unknown[];
+  let rawEvents: unknown[];
+  let about;
+  try {
+    about = (await client.serviceContent()).about;
+    objects = (await readInventory(client, { pageSize: options.pageSize })).objects;
+    rawEvents = (await readEventsSince(client, since)).events;
+  } catch (err) {
+    report.errors.push({
+      scope: report.scope,
+      path: err instanceof VsphereApiError ? err.method : null,
+      status: err instanceof VsphereApiError ? err.status : null,
+      message: err instanceof Error ? err.message : String(err),
+    });
+    await recordVcenterUnreachable(driver, { server, url: client.url, error: err }, report);
+    report.calls = client.requestCount() - startCalls;
+    finishReport(report);
+    emitProgress(options.onProgress, 'done', report);
+    return report;
+  }
+  report.fetched = objects.length + rawEvents.length;
+  emitProgress(options.onProgress, 'fetch', report);
+
+  // Events: only those past the cursor, so none is read twice; the cursor moves once they are stored.
+  const fresh: EventRecord[] = [];
+  let newest: { key: number; createdTime: string } | null = null;
+  rawEvents.forEach((raw, i) => {
+    const r = transformVcenterEvent(raw, { server });
+    if (!r.ok) return void report.skipped.push({ what: 'row', id: `events[${i}]`, reason: r.reason });
+    const key = Number(r.event.id.slice(r.event.id.lastIndexOf('/') + 1));
+    if (cursor && key <= cursor.position) return void report.events.alreadySeen++;
+    fresh.push(r.event);
+    if (!newest || key > newest.key) newest = { key, createdTime: r.event.startedAt };
+  });
+  report.events.listed = rawEvents.length;
+  const written = await upsertEvents(driver, fresh);
+  report.events.written = written.written;
+  report.events.created = written.created;
+  if (newest) {
+    const { key, createdTime } = newest;
+    report.events.cursor = await saveIngestCursor(driver, {
+      id: cursorId,
+      position: key,
+      at: observedAt,
+      detail: { createdTime },
+    });
+  }
+
+  const inventory = transformVcenterInventory(objects, server);
+  report.skipped.push(...inventory.skipped);
+  for (const p of inventory.problems) report.errors.push({ scope: report.scope, path: null, status: null, message: p });
+  report.resources.transformed = inventory.rows.length + 1;
+  report.edges.transformed = inventory.edges.length;
+  report.complete = report.errors.length === 0;
+  emitProgress(options.onProgress, 'transform', report);
+  const rows = [{ resource: vcenterServiceRow(server, { url: client.url, ...about }), clear: [] }, ...inventory.rows];
+  await loadInventory(driver, rows, inventory.edges, { updateTag, observedAt, batchSize: options.batchSize }, report);
+  await linkEventsToResources(driver, written.unlinkedResourceIds);
+  emitProgress(options.onProgress, 'load', report);
+
+  if (report.complete) {
+    const marked = await markUnseenResourcesMissing(driver, { scope: report.scope, updateTag, at: observedAt });
+    report.markedMissing = marked.newlyMarked;
+  }
+  const edges = await refreshEdgeStaleness(driver, {
+    scope: report.scope,
+    source: inventory.scope,
+    updateTag,
+    markUnseen: report.complete,
+    at: observedAt,
+  });
+  report.edgesMarkedMissing = edges.marked;
+  emitProgress(options.onProgress, 'staleness', report);
+  if (report.complete) await recordVcenterReachable(driver, { server, url: client.url }, report);
+  report.calls = client.requestCount() - startCalls;
+  finishReport(report);
+  emitProgress(options.onProgress, 'done', report);
+  return report;
+}

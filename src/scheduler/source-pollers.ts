@@ -1,0 +1,135 @@
+import { isoNow } from '../graph/statements.js';
+import { recordSourcePass, registerSources } from '../graph/sources.js';
+import { createIdentityTracker, type IdentityTracker } from '../ingest/identity/incremental.js';
+import { createProxmoxClient } from '../ingest/proxmox/client.js';
+import { createVsphereClient } from '../ingest/vcenter/client.js';
+import type { Logger } from '../log.js';
+import type { CorrelationDeps } from '../pipeline/correlate.js';
+import type { Observation, ObservationSource } from '../pipeline/observe.js';
+import { proxmoxSource, vcenterSource } from '../pipeline/sources.js';
+import type { SourceSpec } from '../sources-file.js';
+import { type Poller, startObservationPoller } from './poller.js';
+
+/** Proxmox tunables shared by every Proxmox source (AITIA_PROXMOX_*). */
+export interface ProxmoxTuning {
+  configRefreshSeconds: number;
+  agentSeconds: number;
+  maxConcurrentRequests: number;
+}
+
+/** The running pollers of every configured source. */
+export interface SourcePollers {
+  /** Polling sources by name. */
+  pollers: ReadonlyMap<string, Poller>;
+  stop(): Promise<void>;
+}
+
+/** A source's client and observation source, built from its spec (credentials present). */
+function build(spec: SourceSpec, tuning: ProxmoxTuning): { source: ObservationSource<unknown>; close(): unknown } {
+  if (spec.kind === 'proxmox') {
+    const client = createProxmoxClient({
+      baseUrl: spec.url,
+      token: spec.token!,
+      caFile: spec.caFile,
+      insecure: spec.insecure,
+      maxConcurrent: tuning.maxConcurrentRequests,
+    });
+    const source = proxmoxSource(client, {
+      tasks: { initialLookbackSeconds: spec.backfillHours * 3600 },
+      inventory: { configRefreshSeconds: tuning.configRefreshSeconds, agentSeconds: tuning.agentSeconds },
+    }) as ObservationSource<unknown>;
+    return { source: { ...source, name: `proxmox ${spec.name}` }, close: () => client.close() };
+  }
+  const client = createVsphereClient({
+    url: spec.url,
+    username: spec.username!,
+    password: spec.password!,
+    caFile: spec.caFile,
+    insecure: spec.insecure,
+  });
+  const source = vcenterSource(client, { server: spec.server, backfillHours: spec.backfillHours });
+  return {
+    source: { ...source, name: `vcenter ${spec.name}` } as ObservationSource<unknown>,
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Starts one poller per source with credentials, each on its own timer (a slow or dead source
+ * never delays another), logs one line per source at start ("proxmox lab: polling every 30 s",
+ * "vcenter vc01: no credentials — not polled"), records each pass in the graph, and after every
+ * complete pass of any source runs the identity resolver incrementally.
+ */
+export async function startSourcePollers(options: {
+  deps: CorrelationDeps;
+  specs: readonly SourceSpec[];
+  log: Logger;
+  tuning: ProxmoxTuning;
+  identity?: IdentityTracker;
+  onObservation?: (name: string, o: Observation<unknown>) => void;
+}): Promise<SourcePollers> {
+  const { deps, log } = options;
+  const identity = options.identity ?? createIdentityTracker();
+  const removed = await registerSources(
+    deps.driver,
+    options.specs.map((s) => ({
+      name: s.name,
+      kind: s.kind,
+      url: s.url,
+      status: s.missing ? ('disabled' as const) : ('polling' as const),
+      lastError: s.missing,
+      pollSeconds: s.pollSeconds,
+    })),
+    isoNow(),
+  );
+  for (const name of removed)
+    log.warn({ source: name }, `source ${name}: no longer configured — its resources stay in the graph, not polled`);
+  const pollers = new Map<string, Poller>();
+  const closers: Array<() => unknown> = [];
+  for (const spec of options.specs) {
+    if (spec.missing) {
+      log.warn(
+        { source: spec.name, kind: spec.kind, origin: spec.origin },
+        `${spec.kind} ${spec.name}: ${spec.missing} — not polled`,
+      );
+      continue;
+    }
+    const { source, close } = build(spec, options.tuning);
+    closers.push(close);
+    log.info(
+      { source: spec.name, kind: spec.kind, url: spec.url, origin: spec.origin },
+      `${spec.kind} ${spec.name}: polling every ${spec.pollSeconds} s`,
+    );
+    pollers.set(
+      spec.name,
+      startObservationPoller({
+        deps,
+        source,
+        intervalSeconds: spec.pollSeconds,
+        log,
+        onObservation: async (o) => {
+          const error = o.report.errors[0]?.message ?? null;
+          await recordSourcePass(deps.driver, {
+            name: spec.name,
+            at: o.report.startedAt,
+            complete: o.report.complete,
+            error,
+          });
+          if (o.report.complete) {
+            const run = await identity.run(deps.driver);
+            if (run.mode !== 'unchanged')
+              log.info({ source: spec.name, ...run }, `${spec.kind} ${spec.name}: identity links ${run.mode}`);
+          }
+          options.onObservation?.(spec.name, o);
+        },
+      }),
+    );
+  }
+  return {
+    pollers,
+    async stop() {
+      await Promise.all([...pollers.values()].map((p) => p.stop()));
+      for (const close of closers) await close();
+    },
+  };
+}
