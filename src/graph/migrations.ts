@@ -72,6 +72,22 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE CONSTRAINT feed_counter_id IF NOT EXISTS FOR (c:FeedCounter) REQUIRE c.id IS UNIQUE',
     ],
   },
+  {
+    version: 8,
+    name: 'approvals, grants, authorizations and the kill switch',
+    statements: [
+      'CREATE CONSTRAINT approval_id IF NOT EXISTS FOR (a:Approval) REQUIRE a.id IS UNIQUE',
+      // A redeem finds its grant by the token's hash; two grants never share one.
+      'CREATE CONSTRAINT approval_grant_hash IF NOT EXISTS FOR (a:Approval) REQUIRE a.grantHash IS UNIQUE',
+      'CREATE INDEX approval_plan IF NOT EXISTS FOR (a:Approval) ON (a.planId)',
+      'CREATE INDEX approval_status_requested IF NOT EXISTS FOR (a:Approval) ON (a.status, a.requestedAt)',
+      'CREATE CONSTRAINT action_authorized_id IF NOT EXISTS FOR (x:ActionAuthorized) REQUIRE x.id IS UNIQUE',
+      // Cooldowns and the breaker read recent authorizations by target and action, or estate-wide by time.
+      'CREATE INDEX action_authorized_target IF NOT EXISTS FOR (x:ActionAuthorized) ON (x.targetId, x.action, x.at)',
+      'CREATE INDEX action_authorized_at IF NOT EXISTS FOR (x:ActionAuthorized) ON (x.at)',
+      'CREATE CONSTRAINT autonomy_switch_id IF NOT EXISTS FOR (k:AutonomySwitch) REQUIRE k.id IS UNIQUE',
+    ],
+  },
 ];
 
 export interface MigrationResult {

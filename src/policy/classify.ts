@@ -1,4 +1,6 @@
+import type { AutonomyMode, AutonomyState } from '../model/index.js';
 import { applyAutonomySettings } from './autonomy.js';
+import { haltReason } from './grant.js';
 import { classifyCommand } from './command-classifier.js';
 import { elevateByParams } from './elevation.js';
 import { canonicalAction, matchForbiddenAction } from './forbidden.js';
@@ -22,6 +24,8 @@ export interface ActionRequest {
   declaredRiskClass?: RiskClass | null;
   /** When the question is asked (ISO-8601): how recent the target's last change is. Default: not checked. */
   at?: string | null;
+  /** The runtime kill switch as read from the graph; halt makes every answer escalate. Default: normal. */
+  autonomyState?: AutonomyState | null;
 }
 
 /** The facts about the target a decision read, returned and audited with it. */
@@ -31,6 +35,8 @@ export interface DecisionFacts {
   lastChange: LastChangeFact | null;
   /** The moment the question was asked, for the intent window. */
   at: string | null;
+  /** The kill switch's mode when the question was asked (present when the caller read it). */
+  autonomyMode?: AutonomyMode;
 }
 
 /** The gate's answer, with every reason an agent or auditor needs to read why. */
@@ -60,6 +66,7 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
     state: target.state ?? null,
     lastChange: target.lastChange ?? null,
     at: input.at ?? null,
+    ...(input.autonomyState ? { autonomyMode: input.autonomyState.mode } : {}),
   };
   const action = canonicalAction(input.action);
   const forbidden = matchForbiddenAction(input.action, policy.forbidden_actions);
@@ -118,6 +125,11 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   if (intent !== null) {
     reasons.push(outcome.autonomy === 'auto' ? `${intent} (auto → escalate)` : intent);
     if (outcome.autonomy === 'auto') outcome.autonomy = 'escalate';
+  }
+  // The kill switch comes after every setting: while halted nothing runs on its own, whatever the policy says.
+  if (input.autonomyState?.mode === 'halt' && outcome.autonomy !== 'never') {
+    reasons.push(`${haltReason(input.autonomyState)}${outcome.autonomy === 'auto' ? ' (auto → escalate)' : ''}`);
+    outcome.autonomy = 'escalate';
   }
   const preflight = runPreflight(target, action, entityType);
   for (const p of preflight)

@@ -89,6 +89,19 @@ export const PolicySchema = z
         cause_window_seconds: z.number().int().min(1).max(86_400).default(900),
       })
       .default({ suppression: 'shadow', respect_intent_seconds: 3600, cause_window_seconds: 900 }),
+    approvals: z
+      .strictObject({
+        // How long an operator's grant may be redeemed (once) after it was given.
+        grant_ttl_seconds: z.number().int().min(1).max(86_400).default(900),
+        // How long a request waits for an operator before it can no longer be approved.
+        request_ttl_seconds: z
+          .number()
+          .int()
+          .min(60)
+          .max(30 * 86_400)
+          .default(86_400),
+      })
+      .default({ grant_ttl_seconds: 900, request_ttl_seconds: 86_400 }),
   })
   .superRefine((policy, ctx) => {
     const destructive = policy.risk_classes.destructive;

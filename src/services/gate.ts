@@ -9,6 +9,7 @@ import {
   resolveEntityType,
   viewPolicy,
 } from '../policy/index.js';
+import { autonomyState } from '../graph/approvals.js';
 import { audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
@@ -18,7 +19,7 @@ import { assertCan, type Principal } from './permissions.js';
 export { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from '../policy/index.js';
 
 /** The policy in force; deps built without one cannot answer gate questions at all. */
-function policyOf(deps: ServiceDeps): LoadedPolicy {
+export function policyOf(deps: ServiceDeps): LoadedPolicy {
   // Unexpected (serve always loads one): masked as an internal error and logged with this cause.
   if (!deps.policy) throw new Error('no policy loaded: the service was started without the gate policy');
   return deps.policy;
@@ -61,6 +62,50 @@ function describeDecision(action: string, command: string | null, d: Decision): 
   return `${asked}: ${d.riskClass} / ${d.autonomy} / approval ${d.approval} (${rule})${blocked}; facts: ${read}; policy ${d.policyDigest}`;
 }
 
+/** A question answered: the validated request and the gate's classification of it. */
+export interface Asked {
+  request: Omit<ActionRequest, 'target'>;
+  classification: Classification;
+}
+
+/**
+ * The gate's decision on one action, with the kill switch read from the graph: validated (fields
+ * named under `prefix`), the target resolved, the pure classifier asked. Callers check permissions
+ * and audit; requestApproval asks it for each step.
+ */
+export async function decide(deps: ServiceDeps, input: ClassifyActionArgs, prefix: string): Promise<Asked> {
+  const { policy: rules, digest } = policyOf(deps);
+  const request = parseClassifyInput(input, prefix);
+  const [target, autonomy] = await Promise.all([
+    resolveGateTarget(deps, input.target, `${prefix}.target`),
+    autonomyState(deps.driver),
+  ]);
+  const decision = classify(rules, digest, {
+    ...request,
+    target: target.facts,
+    at: nowOf(deps),
+    autonomyState: autonomy,
+  });
+  const { facts } = target;
+  const typed = resolveEntityType(facts);
+  const classification: Classification = {
+    ...decision,
+    blocked: isBlocked(decision),
+    target: {
+      id: facts.id,
+      slug: facts.slug,
+      name: facts.name,
+      kind: facts.kind,
+      entityType: typed.ok ? typed.type : null,
+      lifecycle: facts.lifecycle,
+      inGraph: target.resource !== null,
+      notes: target.notes,
+      resource: target.resource,
+    },
+  };
+  return { request, classification };
+}
+
 /**
  * Asks the gate whether an action may run on its own. Every question, answered or refused, is in
  * the audit log before the answer is returned (targets by resolved id, the decision as its detail):
@@ -77,28 +122,10 @@ export function classifyAction(
   const targetIds = () => [...new Set([resolvedId ?? input.target, ...(input.targets ?? [])])];
   const run = async (): Promise<Classification> => {
     assertCan(principal, 'policy:classify');
-    const { policy: rules, digest } = policyOf(deps);
-    request = parseClassifyInput(input);
-    const target = await resolveGateTarget(deps, input.target, 'input.target');
-    resolvedId = target.facts.id;
-    const decision = classify(rules, digest, { ...request, target: target.facts, at: nowOf(deps) });
-    const { facts } = target;
-    const typed = resolveEntityType(facts);
-    return {
-      ...decision,
-      blocked: isBlocked(decision),
-      target: {
-        id: facts.id,
-        slug: facts.slug,
-        name: facts.name,
-        kind: facts.kind,
-        entityType: typed.ok ? typed.type : null,
-        lifecycle: facts.lifecycle,
-        inGraph: target.resource !== null,
-        notes: target.notes,
-        resource: target.resource,
-      },
-    };
+    const asked = await decide(deps, input, 'input');
+    request = asked.request;
+    resolvedId = asked.classification.target.id;
+    return asked.classification;
   };
   return audited(deps, principal, 'classifyAction', targetIds, run, (d) =>
     describeDecision(request?.action ?? input.action, request?.command ?? null, d),
