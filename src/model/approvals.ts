@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /*
  * Approvals and grants: what an agent asks an operator for, what the operator's yes is bound to,
  * and why redeeming a grant can be refused. The graph stores these shapes; the gate decides them.
@@ -5,7 +7,10 @@
 
 /** An approval's life: pending until an operator decides, approved until its grant is redeemed. */
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export const ApprovalStatusSchema = z
+  .enum(APPROVAL_STATUSES)
+  .describe('pending until an operator decides; approved until its grant is redeemed (used) — or denied.');
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 /** Why a grant was not redeemed; each names the one check that failed, nothing is used up. */
 export const GRANT_REFUSALS = [
@@ -17,11 +22,19 @@ export const GRANT_REFUSALS = [
   'TARGET_DESTROYED',
   'HALTED',
 ] as const;
-export type GrantRefusalCode = (typeof GRANT_REFUSALS)[number];
+export const GrantRefusalCodeSchema = z
+  .enum(GRANT_REFUSALS)
+  .describe('The check a redeem failed; nothing was used up.');
+export type GrantRefusalCode = z.infer<typeof GrantRefusalCodeSchema>;
 
 /** The runtime kill switch: normal (the policy decides) or halt (nothing runs on its own, no grant is redeemed). */
 export const AUTONOMY_MODES = ['normal', 'halt'] as const;
-export type AutonomyMode = (typeof AUTONOMY_MODES)[number];
+export const AutonomyModeSchema = z
+  .enum(AUTONOMY_MODES)
+  .describe(
+    'The runtime kill switch: normal (the policy decides) or halt (everything escalates, no grant is redeemed).',
+  );
+export type AutonomyMode = z.infer<typeof AutonomyModeSchema>;
 
 /** The kill switch as stored: its mode and who set it, when and why (null: never set, normal). */
 export interface AutonomyState {

@@ -25,7 +25,9 @@ import { assertCan, type Principal } from './permissions.js';
  */
 
 /** The input of requestApproval: one action (the classifyAction fields) or an ordered plan of steps. */
-export interface RequestApprovalArgs extends Partial<ClassifyActionArgs> {
+export interface RequestApprovalArgs extends Omit<Partial<ClassifyActionArgs>, 'target' | 'action'> {
+  target?: string | null;
+  action?: string | null;
   reason: string;
   steps?: readonly ClassifyActionArgs[] | null;
 }
@@ -53,7 +55,7 @@ function stepsOf(input: RequestApprovalArgs): { args: ClassifyActionArgs; prefix
   }
   if (input.target == null) throw badInput('input.target', 'required (or give steps)');
   if (input.action == null) throw badInput('input.action', 'required (or give steps)');
-  return [{ args: input as ClassifyActionArgs, prefix: 'input' }];
+  return [{ args: { ...input, target: input.target, action: input.action }, prefix: 'input' }];
 }
 
 /**

@@ -42,6 +42,8 @@ vi.mock('../../../src/services/health.js', async (orig) => recorded('health', aw
 vi.mock('../../../src/services/checks.js', async (orig) => recorded('checks', await orig()));
 vi.mock('../../../src/services/gate.js', async (orig) => recorded('gate', await orig()));
 vi.mock('../../../src/services/audit.js', async (orig) => recorded('audit', await orig()));
+vi.mock('../../../src/services/approvals.js', async (orig) => recorded('approvals', await orig()));
+vi.mock('../../../src/services/grants.js', async (orig) => recorded('grants', await orig()));
 
 /** A caller holding no permission at all: every service refuses it naming the one permission it checks. */
 const nobody = { name: `nobody-${scope}`, role: 'nobody' as Role } satisfies Principal;
@@ -79,6 +81,18 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
     graphql: { input: { target: 'vm:web01', action: 'restart' } },
   },
   audit_log: { mcp: {}, graphql: { first: 50 } },
+  request_approval: {
+    mcp: { target: 'vm:web01', action: 'restart', reason: 'wedged' },
+    graphql: { input: { target: 'vm:web01', action: 'restart', reason: 'wedged' } },
+  },
+  approvals: { mcp: {}, graphql: { first: 50 } },
+  approve: { mcp: { id: 'apr-1' }, graphql: { id: 'apr-1' } },
+  deny: { mcp: { id: 'apr-1', reason: 'no' }, graphql: { id: 'apr-1', reason: 'no' } },
+  redeem_grant: {
+    mcp: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
+    graphql: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
+  },
+  set_autonomy: { mcp: { mode: 'halt', reason: 'x' }, graphql: { mode: 'halt', reason: 'x' } },
 };
 
 type Resolver = (parent: unknown, args: unknown, ctx: unknown, info: unknown) => unknown;
