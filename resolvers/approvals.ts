@@ -1,6 +1,7 @@
 import type { Resolvers } from '../src/generated/graphql.js';
 import { approvals, approve, deny, requestApproval } from '../src/services/approvals.js';
 import { redeemGrant, setAutonomy } from '../src/services/grants.js';
+import { reportActionTaken } from '../src/services/actions.js';
 import { connection } from './connection.js';
 
 export const approvalResolvers: Resolvers = {
@@ -13,5 +14,6 @@ export const approvalResolvers: Resolvers = {
     deny: (_p, args, ctx) => deny(ctx.deps, ctx.principal, args),
     redeemGrant: (_p, args, ctx) => redeemGrant(ctx.deps, ctx.principal, args),
     setAutonomy: (_p, args, ctx) => setAutonomy(ctx.deps, ctx.principal, args),
+    reportActionTaken: (_p, { input }, ctx) => reportActionTaken(ctx.deps, ctx.principal, input),
   },
 };

@@ -1,4 +1,4 @@
-import type { Driver, ManagedTransaction } from 'neo4j-driver';
+import type { Driver } from 'neo4j-driver';
 import type {
   ActionAuthorizedRecord,
   ApprovalRecord,
@@ -6,6 +6,7 @@ import type {
   AutonomyState,
   Lifecycle,
 } from '../model/index.js';
+import { readAutonomy } from './autonomy.js';
 import { newestFirst, toPlain, type KeysetPage } from './statements.js';
 
 /*
@@ -152,42 +153,6 @@ export async function redeemGrantTx<R>(
         { grantHash, auth },
       );
       return { locked, refusal: null, authorization: auth };
-    });
-  } finally {
-    await session.close();
-  }
-}
-
-const NORMAL: AutonomyState = { mode: 'normal', setBy: null, setAt: null, reason: null };
-
-async function readAutonomy(tx: ManagedTransaction): Promise<AutonomyState> {
-  const { records } = await tx.run(`MATCH (k:AutonomySwitch {id: 'global'}) RETURN properties(k) AS k`);
-  const k = records[0] ? (toPlain(records[0].get('k')) as Record<string, unknown>) : null;
-  return k ? { ...NORMAL, ...(({ id: _id, ...rest }) => rest)(k) } : NORMAL;
-}
-
-/** The kill switch as stored; normal when it was never set. */
-export async function autonomyState(driver: Driver): Promise<AutonomyState> {
-  const session = driver.session({ defaultAccessMode: 'READ' });
-  try {
-    return await session.executeRead(readAutonomy);
-  } finally {
-    await session.close();
-  }
-}
-
-/** Sets the kill switch; returns the state it replaced. */
-export async function setAutonomyState(driver: Driver, state: AutonomyState): Promise<AutonomyState> {
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
-      const before = await readAutonomy(tx);
-      await tx.run(
-        `MERGE (k:AutonomySwitch {id: 'global'})
-         SET k.mode = $mode, k.setBy = $setBy, k.setAt = datetime($setAt), k.reason = $reason`,
-        state,
-      );
-      return before;
     });
   } finally {
     await session.close();

@@ -88,4 +88,18 @@ export const AutonomyOut = z.object({
   setBy: z.string().nullable(),
   setAt: Time.nullable(),
   reason: z.string().nullable(),
+  breakerOpenedAt: Time.nullable(),
+  breakerReason: z.string().nullable(),
+});
+
+export const ActionAuthorizedOut = z.object({
+  id: z.string(),
+  at: Time,
+  principal: z.string(),
+  action: z.string(),
+  targetId: z.string(),
+  source: z.enum(['grant', 'auto']),
+  approvalId: z.string().nullable(),
+  inputsDigest: z.string(),
+  policyDigest: z.string(),
 });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { checkTarget, type ConditionType, isResourceId } from '../model/index.js';
+import { reportActionTaken } from '../services/actions.js';
 import { approvals, approve, deny, requestApproval } from '../services/approvals.js';
 import { auditLog } from '../services/audit.js';
 import { checks } from '../services/checks.js';
@@ -396,5 +397,17 @@ export const TOOLS: readonly Tool[] = [
     output: A.AutonomyOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (deps, principal, input) => setAutonomy(deps, principal, input),
+  }),
+  defineTool({
+    name: 'report_action_taken',
+    title: 'Report an automatic action taken',
+    description:
+      'After acting on an `auto` answer of classify_action, report it: recorded (cooldowns and the breaker count it) only when the gate still answers auto; otherwise refused — it needed an approval. Audited.',
+    permission: 'action:report',
+    graphql: 'Mutation.reportActionTaken',
+    input: S.ClassifyActionIn,
+    output: A.ActionAuthorizedOut,
+    annotations: RECORD,
+    run: (deps, principal, input) => reportActionTaken(deps, principal, input),
   }),
 ];

@@ -42,6 +42,9 @@ export interface AutonomyState {
   setBy: string | null;
   setAt: string | null;
   reason: string | null;
+  /** The breaker: opened when too many automatic actions ran in its window; closed by setting normal. */
+  breakerOpenedAt: string | null;
+  breakerReason: string | null;
 }
 
 /** One approval request (a single action, or one step of a plan) as stored. */

@@ -1,6 +1,7 @@
 import type { AutonomyMode, AutonomyState } from '../model/index.js';
 import { applyAutonomySettings } from './autonomy.js';
 import { haltReason } from './grant.js';
+import { applyRateLimits, type RateFacts } from './rate-limits.js';
 import { classifyCommand } from './command-classifier.js';
 import { elevateByParams } from './elevation.js';
 import { canonicalAction, matchForbiddenAction } from './forbidden.js';
@@ -26,6 +27,8 @@ export interface ActionRequest {
   at?: string | null;
   /** The runtime kill switch as read from the graph; halt makes every answer escalate. Default: normal. */
   autonomyState?: AutonomyState | null;
+  /** The authorization history and breaker state for cooldowns and the breaker. Default: not checked. */
+  rate?: RateFacts | null;
 }
 
 /** The facts about the target a decision read, returned and audited with it. */
@@ -124,6 +127,14 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   const intent = input.at ? respectIntent(policy, target, action, input.at) : null;
   if (intent !== null) {
     reasons.push(outcome.autonomy === 'auto' ? `${intent} (auto → escalate)` : intent);
+    if (outcome.autonomy === 'auto') outcome.autonomy = 'escalate';
+  }
+  const limits = input.rate && input.at ? applyRateLimits(policy, action, input.at, input.rate) : null;
+  if (limits?.escalate) {
+    const last = limits.reasons.length - 1;
+    limits.reasons.forEach((r, i) =>
+      reasons.push(i === last && outcome.autonomy === 'auto' ? `${r} (auto → escalate)` : r),
+    );
     if (outcome.autonomy === 'auto') outcome.autonomy = 'escalate';
   }
   // The kill switch comes after every setting: while halted nothing runs on its own, whatever the policy says.

@@ -21,3 +21,4 @@ export * from './target-ref.js';
 export * from './transition-gate.js';
 export * from './grant.js';
 export * from './redact.js';
+export * from './rate-limits.js';

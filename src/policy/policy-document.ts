@@ -89,6 +89,24 @@ export const PolicySchema = z
         cause_window_seconds: z.number().int().min(1).max(86_400).default(900),
       })
       .default({ suppression: 'shadow', respect_intent_seconds: 3600, cause_window_seconds: 900 }),
+    // action → seconds: a repeat of the same action on the same target inside it escalates.
+    cooldowns: z
+      .record(
+        ActionNameSchema,
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 86_400),
+      )
+      .default({}),
+    // Past max_auto_actions automatic actions estate-wide in window_seconds the breaker opens.
+    breaker: z
+      .strictObject({
+        max_auto_actions: z.number().int().min(1).max(100_000),
+        window_seconds: z.number().int().min(1).max(86_400),
+      })
+      .optional(),
     approvals: z
       .strictObject({
         // How long an operator's grant may be redeemed (once) after it was given.

@@ -13,7 +13,7 @@ const SECRET_WORDS =
 // `password=…`, `TOKEN=…`, `api_key: …` (quoted or bare); `--password …` / `--token=…`; `Authorization: Bearer …`.
 // Each pattern: (what stays)(the secret).
 const COMMAND_PATTERNS: readonly RegExp[] = [
-  new RegExp(`(authorization:\\s*(?:(?:bearer|basic|token)\\s+)?)("[^"]*"|'[^']*'|\\S+)`, 'gi'),
+  new RegExp(`(authorization:\\s*(?:(?:bearer|basic|token)\\s+)?)([^\\s"']+)`, 'gi'),
   new RegExp(`(--?(?:${SECRET_WORDS})(?:=|\\s+))("[^"]*"|'[^']*'|\\S+)`, 'gi'),
   new RegExp(`(\\b[\\w.-]*(?:${SECRET_WORDS})[\\w.-]*\\s*[=:]\\s*)("[^"]*"|'[^']*'|[^\\s&;|'"]+)`, 'gi'),
 ];

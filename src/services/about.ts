@@ -1,4 +1,4 @@
-import { autonomyState } from '../graph/approvals.js';
+import { autonomyState } from '../graph/autonomy.js';
 import { appliedVersion, LATEST_MIGRATION } from '../graph/migrations.js';
 import type { AutonomyState, Role } from '../model/index.js';
 import type { ServiceDeps } from './deps.js';

@@ -1,7 +1,11 @@
 import type { Kind, Lifecycle, ResourceRecord } from '../model/index.js';
 import {
   type ActionRequest,
+  applyRateLimits,
+  canonicalAction,
   classifyAction as classify,
+  type RateFacts,
+  rateWindows,
   type Decision,
   isBlocked,
   type LoadedPolicy,
@@ -9,7 +13,7 @@ import {
   resolveEntityType,
   viewPolicy,
 } from '../policy/index.js';
-import { autonomyState } from '../graph/approvals.js';
+import { authorizationHistory, autonomyState, openBreaker } from '../graph/autonomy.js';
 import { audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
@@ -80,12 +84,22 @@ export async function decide(deps: ServiceDeps, input: ClassifyActionArgs, prefi
     resolveGateTarget(deps, input.target, `${prefix}.target`),
     autonomyState(deps.driver),
   ]);
-  const decision = classify(rules, digest, {
-    ...request,
-    target: target.facts,
-    at: nowOf(deps),
-    autonomyState: autonomy,
+  const at = nowOf(deps);
+  const action = canonicalAction(request.action);
+  const history = await authorizationHistory(deps.driver, {
+    targetId: target.facts.id,
+    action,
+    ...rateWindows(rules, action, at, autonomy.setAt),
   });
+  const rate: RateFacts = {
+    last: history.last,
+    autoCount: history.autoCount,
+    breakerOpenedAt: autonomy.breakerOpenedAt,
+    breakerReason: autonomy.breakerReason,
+  };
+  const trip = applyRateLimits(rules, action, at, rate).tripBreaker;
+  if (trip !== null) await openBreaker(deps.driver, at, trip);
+  const decision = classify(rules, digest, { ...request, target: target.facts, at, autonomyState: autonomy, rate });
   const { facts } = target;
   const typed = resolveEntityType(facts);
   const classification: Classification = {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { autonomyState, redeemGrantTx, setAutonomyState } from '../graph/approvals.js';
+import { redeemGrantTx } from '../graph/approvals.js';
+import { autonomyState, setAutonomyState } from '../graph/autonomy.js';
 import { AitiaError, AUTONOMY_MODES, type AutonomyMode, type AutonomyState, badInput } from '../model/index.js';
 import { boundInputsOf, grantRefusal, inputsDigestOf, type GrantRefusal } from '../policy/index.js';
 import { grantHashOf } from './approvals.js';
@@ -142,9 +143,16 @@ export function setAutonomy(
     const reason = (args.reason ?? '').trim();
     if (reason === '') throw badInput('reason', 'must say why (not empty)');
     if (reason.length > 2000) throw badInput('reason', 'at most 2000 characters');
-    const state: AutonomyState = { mode: args.mode, setBy: principal.name, setAt: nowOf(deps), reason };
-    before = await setAutonomyState(deps.driver, state);
-    return state;
+    const set = { mode: args.mode, setBy: principal.name, setAt: nowOf(deps), reason };
+    const was = await setAutonomyState(deps.driver, set);
+    before = was;
+    // normal closes an open breaker; halt leaves it as it was.
+    const open = args.mode === 'halt';
+    return {
+      ...set,
+      breakerOpenedAt: open ? was.breakerOpenedAt : null,
+      breakerReason: open ? was.breakerReason : null,
+    };
   };
   return audited(
     deps,

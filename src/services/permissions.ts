@@ -30,6 +30,7 @@ export const PERMISSIONS = {
   'approval:decide': ['operator'],
   'grant:redeem': ['agent', 'ingester'],
   'autonomy:set': ['operator'],
+  'action:report': ['agent', 'ingester'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
