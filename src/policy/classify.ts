@@ -1,5 +1,5 @@
 import type { AutonomyMode, AutonomyState } from '../model/index.js';
-import { applyAutonomySettings } from './autonomy.js';
+import { applyAutonomySettings, lifecycleLoosening } from './autonomy.js';
 import { haltReason } from './grant.js';
 import { applyRateLimits, type RateFacts } from './rate-limits.js';
 import { classifyCommand } from './command-classifier.js';
@@ -120,6 +120,12 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
       classified.riskClass,
       `command ${JSON.stringify(command)} classified ${classified.riskClass} (${why})${declared}`,
     );
+  }
+  // The one loosening (a provisioning target), after every raise: reported, never for destructive.
+  const loosened = lifecycleLoosening(policy, target, riskClass);
+  if (loosened !== null) {
+    reasons.push(loosened.reason);
+    riskClass = loosened.to;
   }
   const outcome = applyAutonomySettings(policy, target, entityType, ruleRisk, ruleAutonomy, riskClass);
   reasons.push(...outcome.reasons);
