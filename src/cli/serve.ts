@@ -7,6 +7,7 @@ import { AitiaError } from '../model/index.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
+import { recordPolicyInForce } from '../services/policy-history.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startObservationPoller } from '../scheduler/poller.js';
 import { proxmoxSource } from '../pipeline/sources.js';
@@ -69,6 +70,11 @@ export const serveCommand: CliCommand = {
       tokens,
     };
     printTokens(config, ctx, demo, await createFirstTokens(deps, demo ? 'demo' : 'dev'));
+    // A policy file changed since the last start is audited with both digests and what changed.
+    const previous = await recordPolicyInForce(deps);
+    if (previous && previous.digest !== policy.digest) {
+      log.warn({ before: previous.digest, after: policy.digest }, 'policy changed since the last start');
+    }
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
     if (demo) await runDemo(pipeline, { print: ctx.print });

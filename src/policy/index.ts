@@ -22,3 +22,4 @@ export * from './transition-gate.js';
 export * from './grant.js';
 export * from './redact.js';
 export * from './rate-limits.js';
+export * from './policy-diff.js';
