@@ -103,3 +103,19 @@ export const ActionAuthorizedOut = z.object({
   inputsDigest: z.string(),
   policyDigest: z.string(),
 });
+
+export const ReplayDecisionIn = z.strictObject({
+  id: z.string().min(1).describe('A decisionId classify_action returned.'),
+});
+export const ReplayDecisionOut = z.object({
+  id: z.string(),
+  identical: z.boolean(),
+  samePolicy: z.boolean().describe('The policy in force is the one the decision was made under.'),
+  recordedPolicyDigest: z.string(),
+  policyDigest: z.string(),
+  differences: z.array(z.string()),
+  riskClass: z.string(),
+  autonomy: z.string(),
+  approval: z.string(),
+  reasons: z.array(z.string()),
+});

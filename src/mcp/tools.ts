@@ -7,6 +7,7 @@ import { checks } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { classifyAction } from '../services/gate.js';
 import { redeemGrant, setAutonomy } from '../services/grants.js';
+import { replayDecision } from '../services/replay.js';
 import { healthSummary, openConditions } from '../services/health.js';
 import type { Permission, Principal } from '../services/permissions.js';
 import { createRelationship, dependencies, dependents, identity, relations } from '../services/relationships.js';
@@ -409,5 +410,17 @@ export const TOOLS: readonly Tool[] = [
     output: A.ActionAuthorizedOut,
     annotations: RECORD,
     run: (deps, principal, input) => reportActionTaken(deps, principal, input),
+  }),
+  defineTool({
+    name: 'replay_decision',
+    title: 'Replay a gate decision',
+    description:
+      'Re-runs a recorded classify_action (its decisionId) on the stored inputs and facts under the policy in force: identical or not, and what differs.',
+    permission: 'policy:classify',
+    graphql: 'Query.replayDecision',
+    input: A.ReplayDecisionIn,
+    output: A.ReplayDecisionOut,
+    annotations: READ,
+    run: (deps, principal, input) => replayDecision(deps, principal, input),
   }),
 ];

@@ -23,3 +23,4 @@ export * from './grant.js';
 export * from './redact.js';
 export * from './rate-limits.js';
 export * from './policy-diff.js';
+export * from './replay.js';

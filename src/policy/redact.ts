@@ -11,11 +11,12 @@ const SECRET_WORDS =
   'password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key|credentials?';
 
 // `password=…`, `TOKEN=…`, `api_key: …` (quoted or bare); `--password …` / `--token=…`; `Authorization: Bearer …`.
-// Each pattern: (what stays)(the secret).
+// Each pattern: (what stays)(the secret). A bare secret stops at a quote or backslash, so a command
+// quoted inside JSON (a reason) redacts the same as the command itself.
 const COMMAND_PATTERNS: readonly RegExp[] = [
-  new RegExp(`(authorization:\\s*(?:(?:bearer|basic|token)\\s+)?)([^\\s"']+)`, 'gi'),
-  new RegExp(`(--?(?:${SECRET_WORDS})(?:=|\\s+))("[^"]*"|'[^']*'|\\S+)`, 'gi'),
-  new RegExp(`(\\b[\\w.-]*(?:${SECRET_WORDS})[\\w.-]*\\s*[=:]\\s*)("[^"]*"|'[^']*'|[^\\s&;|'"]+)`, 'gi'),
+  new RegExp(`(authorization:\\s*(?:(?:bearer|basic|token)\\s+)?)([^\\s"'\\\\]+)`, 'gi'),
+  new RegExp(`(--?(?:${SECRET_WORDS})(?:=|\\s+))("[^"]*"|'[^']*'|[^\\s"'\\\\]+)`, 'gi'),
+  new RegExp(`(\\b[\\w.-]*(?:${SECRET_WORDS})[\\w.-]*\\s*[=:]\\s*)("[^"]*"|'[^']*'|[^\\s&;|'"\\\\]+)`, 'gi'),
 ];
 
 /** The command with every recognised secret value replaced by [REDACTED]. */

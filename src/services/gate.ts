@@ -6,6 +6,7 @@ import {
   classifyAction as classify,
   type RateFacts,
   rateWindows,
+  recordOf,
   type Decision,
   isBlocked,
   type LoadedPolicy,
@@ -13,6 +14,8 @@ import {
   resolveEntityType,
   viewPolicy,
 } from '../policy/index.js';
+import { randomUUID } from 'node:crypto';
+import { recordDecision } from '../graph/decisions.js';
 import { authorizationHistory, autonomyState, openBreaker } from '../graph/autonomy.js';
 import { audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
@@ -49,7 +52,7 @@ export interface ClassifiedTarget {
 }
 
 /** The gate's answer to one question. */
-export type Classification = Decision & { blocked: boolean; target: ClassifiedTarget };
+export type Classification = Decision & { blocked: boolean; target: ClassifiedTarget; decisionId?: string };
 
 /** One audit line an auditor can read without the response: what was asked and what the gate said. */
 function describeDecision(action: string, command: string | null, d: Decision): string {
@@ -69,6 +72,8 @@ function describeDecision(action: string, command: string | null, d: Decision): 
 /** A question answered: the validated request and the gate's classification of it. */
 export interface Asked {
   request: Omit<ActionRequest, 'target'>;
+  /** Exactly what the pure classifier was asked: the request with the facts read. */
+  asked: ActionRequest;
   classification: Classification;
 }
 
@@ -99,7 +104,8 @@ export async function decide(deps: ServiceDeps, input: ClassifyActionArgs, prefi
   };
   const trip = applyRateLimits(rules, action, at, rate).tripBreaker;
   if (trip !== null) await openBreaker(deps.driver, at, trip);
-  const decision = classify(rules, digest, { ...request, target: target.facts, at, autonomyState: autonomy, rate });
+  const asked: ActionRequest = { ...request, target: target.facts, at, autonomyState: autonomy, rate };
+  const decision = classify(rules, digest, asked);
   const { facts } = target;
   const typed = resolveEntityType(facts);
   const classification: Classification = {
@@ -117,7 +123,7 @@ export async function decide(deps: ServiceDeps, input: ClassifyActionArgs, prefi
       resource: target.resource,
     },
   };
-  return { request, classification };
+  return { request, asked, classification };
 }
 
 /**
@@ -139,7 +145,17 @@ export function classifyAction(
     const asked = await decide(deps, input, 'input');
     request = asked.request;
     resolvedId = asked.classification.target.id;
-    return asked.classification;
+    // Recorded for replayDecision: the inputs, the facts read and the answer, secrets redacted.
+    const decisionId = `dec-${randomUUID()}`;
+    const { at, ...recorded } = recordOf(asked.asked, asked.classification);
+    await recordDecision(deps.driver, {
+      id: decisionId,
+      at: at ?? nowOf(deps),
+      askedAt: at,
+      principal: principal.name,
+      ...recorded,
+    });
+    return { ...asked.classification, decisionId };
   };
   return audited(deps, principal, 'classifyAction', targetIds, run, (d) =>
     describeDecision(request?.action ?? input.action, request?.command ?? null, d),

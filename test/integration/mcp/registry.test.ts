@@ -44,6 +44,7 @@ vi.mock('../../../src/services/gate.js', async (orig) => recorded('gate', await 
 vi.mock('../../../src/services/audit.js', async (orig) => recorded('audit', await orig()));
 vi.mock('../../../src/services/approvals.js', async (orig) => recorded('approvals', await orig()));
 vi.mock('../../../src/services/grants.js', async (orig) => recorded('grants', await orig()));
+vi.mock('../../../src/services/replay.js', async (orig) => recorded('replay', await orig()));
 vi.mock('../../../src/services/actions.js', async (orig) => recorded('actions', await orig()));
 
 /** A caller holding no permission at all: every service refuses it naming the one permission it checks. */
@@ -94,6 +95,7 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
     graphql: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
   },
   set_autonomy: { mcp: { mode: 'halt', reason: 'x' }, graphql: { mode: 'halt', reason: 'x' } },
+  replay_decision: { mcp: { id: 'dec-1' }, graphql: { id: 'dec-1' } },
   report_action_taken: {
     mcp: { target: 'vm:web01', action: 'restart' },
     graphql: { input: { target: 'vm:web01', action: 'restart' } },

@@ -4,6 +4,7 @@ import { loadStartupPolicy } from '../../../src/policy/startup.js';
 import { approvals, approve, deny, requestApproval } from '../../../src/services/approvals.js';
 import { classifyAction } from '../../../src/services/gate.js';
 import { redeemGrant, setAutonomy } from '../../../src/services/grants.js';
+import { replayDecision } from '../../../src/services/replay.js';
 import { useGraph } from '../../support/graph.js';
 import { auditOf, principalOf, serviceDeps } from '../../support/services.js';
 
@@ -25,7 +26,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await driver.executeQuery(
-    `MATCH (n) WHERE (n:Approval OR n:ActionAuthorized) AND n.targetId CONTAINS $scope DETACH DELETE n`,
+    `MATCH (n) WHERE (n:Approval OR n:ActionAuthorized) AND n.targetId CONTAINS $scope
+        OR n:Decision AND n.principal CONTAINS $scope DETACH DELETE n`,
     { scope },
   );
   await driver.executeQuery(`MATCH (k:AutonomySwitch) DETACH DELETE k`);
@@ -176,5 +178,32 @@ describe('redeemGrant', () => {
       await setAutonomy(deps, operator, { mode: 'normal', reason: 'over' });
     }
     expect(await redeemGrant(deps, agent, { token, input: restart })).toMatchObject({ authorized: true });
+  });
+});
+
+describe('replayDecision', () => {
+  it('re-runs a recorded decision identically, secrets redacted in what is stored; another policy is named', async () => {
+    const agent = principalOf(scope, 'agent');
+    const asked = await classifyAction(deps, agent, {
+      target: web,
+      action: 'run',
+      command: 'mysql --password hunter2 -e "select 1"',
+    });
+    expect(asked.decisionId).toMatch(/^dec-/);
+    const stored = await driver.executeQuery('MATCH (d:Decision {id: $id}) RETURN properties(d) AS d', {
+      id: asked.decisionId,
+    });
+    expect(JSON.stringify(stored.records[0]!.get('d'))).not.toContain('hunter2');
+    const replayed = await replayDecision(deps, agent, { id: asked.decisionId! });
+    expect(replayed).toMatchObject({ identical: true, samePolicy: true, differences: [], riskClass: asked.riskClass });
+    const other = { ...deps, policy: { ...shipped, digest: 'e'.repeat(64) } };
+    expect(await replayDecision(other, agent, { id: asked.decisionId! })).toMatchObject({
+      samePolicy: false,
+      recordedPolicyDigest: shipped.digest,
+    });
+    await expect(replayDecision(deps, agent, { id: 'dec-nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      field: 'id',
+    });
   });
 });
