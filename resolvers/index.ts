@@ -1,6 +1,7 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { aboutResolvers } from './about.js';
+import { approvalResolvers } from './approvals.js';
 import type { RequestContext } from './context.js';
 import { attributionResolvers } from './attribution.js';
 import { incidentResolvers } from './incident.js';
@@ -34,4 +35,5 @@ export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
   tokenResolvers,
   incidentResolvers,
   sourceResolvers,
+  approvalResolvers,
 ]);

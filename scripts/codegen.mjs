@@ -85,6 +85,7 @@ const output = await codegen({
       ConditionCause: '../services/health.js#ConditionCauseView',
       ConditionChange: '../services/feed.js#ConditionChange as ConditionChangeModel',
       HealthChange: '../services/feed.js#HealthChange as HealthChangeModel',
+      ApprovalRequest: '../model/index.js#ApprovalRecord',
     },
     avoidOptionals: false,
     maybeValue: 'T | null | undefined',

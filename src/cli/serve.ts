@@ -6,6 +6,7 @@ import { runDemo } from '../demo/run-demo.js';
 import { AitiaError } from '../model/index.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
+import { recordPolicyInForce } from '../services/policy-history.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startSourcePollers } from '../scheduler/source-pollers.js';
 import { configuredSources } from '../sources-file.js';
@@ -70,6 +71,11 @@ export const serveCommand: CliCommand = {
       tokens,
     };
     printTokens(config, ctx, demo, await createFirstTokens(deps, demo ? 'demo' : 'dev'));
+    // A policy file changed since the last start is audited with both digests and what changed.
+    const previous = await recordPolicyInForce(deps);
+    if (previous && previous.digest !== policy.digest) {
+      log.warn({ before: previous.digest, after: policy.digest }, 'policy changed since the last start');
+    }
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
     if (demo) await runDemo(pipeline, { print: ctx.print });

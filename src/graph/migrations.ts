@@ -72,6 +72,25 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE CONSTRAINT feed_counter_id IF NOT EXISTS FOR (c:FeedCounter) REQUIRE c.id IS UNIQUE',
     ],
   },
+  {
+    version: 8,
+    name: 'approvals, grants, authorizations, the kill switch, recorded decisions and the policy in force',
+    statements: [
+      'CREATE CONSTRAINT approval_id IF NOT EXISTS FOR (a:Approval) REQUIRE a.id IS UNIQUE',
+      // A redeem finds its grant by the token's hash; two grants never share one.
+      'CREATE CONSTRAINT approval_grant_hash IF NOT EXISTS FOR (a:Approval) REQUIRE a.grantHash IS UNIQUE',
+      'CREATE INDEX approval_plan IF NOT EXISTS FOR (a:Approval) ON (a.planId)',
+      'CREATE INDEX approval_status_requested IF NOT EXISTS FOR (a:Approval) ON (a.status, a.requestedAt)',
+      'CREATE CONSTRAINT action_authorized_id IF NOT EXISTS FOR (x:ActionAuthorized) REQUIRE x.id IS UNIQUE',
+      // Cooldowns and the breaker read recent authorizations by target and action, or estate-wide by time.
+      'CREATE INDEX action_authorized_target IF NOT EXISTS FOR (x:ActionAuthorized) ON (x.targetId, x.action, x.at)',
+      'CREATE INDEX action_authorized_at IF NOT EXISTS FOR (x:ActionAuthorized) ON (x.at)',
+      'CREATE CONSTRAINT autonomy_switch_id IF NOT EXISTS FOR (k:AutonomySwitch) REQUIRE k.id IS UNIQUE',
+      // replayDecision reads a recorded decision by its id; the policy in force is one record.
+      'CREATE CONSTRAINT decision_id IF NOT EXISTS FOR (d:Decision) REQUIRE d.id IS UNIQUE',
+      'CREATE CONSTRAINT policy_in_force_id IF NOT EXISTS FOR (p:PolicyInForce) REQUIRE p.id IS UNIQUE',
+    ],
+  },
 ];
 
 export interface MigrationResult {

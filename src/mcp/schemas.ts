@@ -229,6 +229,7 @@ export const ClassificationOut = z.object({
   preflight: z.array(z.object({ check: z.string(), ok: z.boolean(), blocking: z.boolean(), message: z.string() })),
   blocked: z.boolean().describe('A blocking preflight failed: fix the cause or pick another target.'),
   policyDigest: z.string(),
+  decisionId: z.string().optional().describe('The recorded decision: replay_decision re-runs it.'),
   target: z.object({
     id: z.string(),
     slug: z.string(),

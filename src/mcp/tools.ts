@@ -1,17 +1,22 @@
 import type { z } from 'zod';
 import { checkTarget, type ConditionType, isResourceId } from '../model/index.js';
+import { reportActionTaken } from '../services/actions.js';
+import { approvals, approve, deny, requestApproval } from '../services/approvals.js';
 import { auditLog } from '../services/audit.js';
 import { checks } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { declareResource } from '../services/declared.js';
 import { classifyAction } from '../services/gate.js';
 import { incidentContext } from '../services/incident.js';
+import { redeemGrant, setAutonomy } from '../services/grants.js';
+import { replayDecision } from '../services/replay.js';
 import { healthSummary, openConditions } from '../services/health.js';
 import type { Permission, Principal } from '../services/permissions.js';
 import { createRelationship, dependencies, dependents, identity, relations } from '../services/relationships.js';
 import { resource, resources, resourcesByIds, updateEntityAttributes } from '../services/resources.js';
 import { explainTransition, stateAt, transitions } from '../services/transitions.js';
 import { nextCursorOf, pageOf } from './paging.js';
+import * as A from './approval-schemas.js';
 import * as S from './schemas.js';
 
 /**
@@ -51,6 +56,8 @@ function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefi
 }
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+/** Adds a record each call (an approval, a decision, an authorization): never idempotent, never destructive. */
+const RECORD = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** `dependents` and `dependencies`: the two directions of one walk, paged over what it reached. */
 function traversalTool(
@@ -347,5 +354,104 @@ export const TOOLS: readonly Tool[] = [
       const found = await incidentContext(deps, principal, input);
       return { ...found, conditions: found.conditions.map((c) => ({ ...c, type: c.type as ConditionType })) };
     },
+  }),
+  defineTool({
+    name: 'request_approval',
+    title: 'Ask an operator to approve an action',
+    description:
+      'For an action classify_action escalates (or a plan of steps): records a pending approval bound to the exact action, target, parameters and policy. An operator other than you approves it; you then redeem its grant once with redeem_grant. Refused for an action that is auto (needs none), never allowed, or blocked by preflight. Audited.',
+    permission: 'approval:request',
+    graphql: 'Mutation.requestApproval',
+    input: A.RequestApprovalIn,
+    output: A.RequestApprovalOut,
+    annotations: RECORD,
+    run: async (deps, principal, input) => ({ approvals: await requestApproval(deps, principal, input) }),
+  }),
+  defineTool({
+    name: 'approvals',
+    title: 'Approval requests',
+    description: 'Approval requests newest first, optionally of one status (pending, approved, denied, used).',
+    permission: 'approval:read',
+    graphql: 'Query.approvals',
+    input: A.ApprovalsIn,
+    output: A.ApprovalsOut,
+    annotations: READ,
+    narrow: 'first',
+    run: async (deps, principal, input) => {
+      const page = await approvals(deps, principal, input);
+      return { approvals: page.nodes, nextCursor: nextCursorOf(page) };
+    },
+  }),
+  defineTool({
+    name: 'approve',
+    title: 'Approve a request',
+    description:
+      "Operators only, never your own request. Approves a pending approval (operator_confirmed needs confirmTarget, the target's name) or a plan's non-destructive steps, and returns each grant token once. Audited.",
+    permission: 'approval:decide',
+    graphql: 'Mutation.approve',
+    input: A.ApproveIn,
+    output: A.DecisionOut,
+    annotations: RECORD,
+    run: (deps, principal, input) => approve(deps, principal, input),
+  }),
+  defineTool({
+    name: 'deny',
+    title: 'Deny a request',
+    description:
+      'Operators only, never your own request. Denies a pending approval (or a plan’s pending steps) with the reason. Audited.',
+    permission: 'approval:decide',
+    graphql: 'Mutation.deny',
+    input: A.DenyIn,
+    output: A.DecisionOut,
+    annotations: RECORD,
+    run: (deps, principal, input) => deny(deps, principal, input),
+  }),
+  defineTool({
+    name: 'redeem_grant',
+    title: 'Redeem a grant before acting',
+    description:
+      'Presents a grant token with exactly the approved action: authorized once, atomically. A replayed, expired, changed (naming the field), policy-changed or halted grant is refused with its code and nothing is used up. Audited.',
+    permission: 'grant:redeem',
+    graphql: 'Mutation.redeemGrant',
+    input: A.RedeemGrantIn,
+    output: A.RedeemGrantOut,
+    annotations: RECORD,
+    run: (deps, principal, input) => redeemGrant(deps, principal, input),
+  }),
+  defineTool({
+    name: 'set_autonomy',
+    title: 'Kill switch',
+    description:
+      'Operators only. halt: every classify_action escalates ("halted by X at T: reason") and every redeem is refused; normal: the policy decides again. Audited.',
+    permission: 'autonomy:set',
+    graphql: 'Mutation.setAutonomy',
+    input: A.SetAutonomyIn,
+    output: A.AutonomyOut,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (deps, principal, input) => setAutonomy(deps, principal, input),
+  }),
+  defineTool({
+    name: 'report_action_taken',
+    title: 'Report an automatic action taken',
+    description:
+      'After acting on an `auto` answer of classify_action, report it: recorded (cooldowns and the breaker count it) only when the gate still answers auto; otherwise refused — it needed an approval. Audited.',
+    permission: 'action:report',
+    graphql: 'Mutation.reportActionTaken',
+    input: S.ClassifyActionIn,
+    output: A.ActionAuthorizedOut,
+    annotations: RECORD,
+    run: (deps, principal, input) => reportActionTaken(deps, principal, input),
+  }),
+  defineTool({
+    name: 'replay_decision',
+    title: 'Replay a gate decision',
+    description:
+      'Re-runs a recorded classify_action (its decisionId) on the stored inputs and facts under the policy in force: identical or not, and what differs.',
+    permission: 'policy:classify',
+    graphql: 'Query.replayDecision',
+    input: A.ReplayDecisionIn,
+    output: A.ReplayDecisionOut,
+    annotations: READ,
+    run: (deps, principal, input) => replayDecision(deps, principal, input),
   }),
 ];

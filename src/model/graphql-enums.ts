@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { ApprovalStatusSchema, AutonomyModeSchema, GrantRefusalCodeSchema } from './approvals.js';
 import { CheckKindSchema, CheckResultStatusSchema } from './checks.js';
 import { ConditionChangeKindSchema, ConditionStatusSchema, ConditionTypeSchema } from './conditions.js';
 import { ActorKindSchema, AttributionConfidenceSchema, EventTypeSchema, StatusClassSchema } from './events.js';
@@ -33,4 +34,7 @@ export const GRAPHQL_ENUMS = {
   ActorKind: ActorKindSchema,
   EventStatusClass: StatusClassSchema,
   EventType: EventTypeSchema,
+  ApprovalStatus: ApprovalStatusSchema,
+  GrantRefusalCode: GrantRefusalCodeSchema,
+  AutonomyMode: AutonomyModeSchema,
 } as const satisfies Record<string, z.ZodEnum>;

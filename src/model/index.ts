@@ -18,3 +18,4 @@ export * from './transitions.js';
 export * from './graphql-enums.js';
 export * from './feed.js';
 export * from './declared.js';
+export * from './approvals.js';

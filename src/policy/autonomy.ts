@@ -1,5 +1,5 @@
 import { lineageOf, type EntityType } from './entity-types.js';
-import { isRiskier, stricterAutonomy, type AutonomyLevel, type RiskClass } from './risk.js';
+import { AUTONOMY_LEVELS, isRiskier, stricterAutonomy, type AutonomyLevel, type RiskClass } from './risk.js';
 import type { Policy } from './policy-document.js';
 import type { TargetFacts } from './target-facts.js';
 
@@ -40,7 +40,9 @@ export function applyAutonomySettings(
     cap('escalate', `risk class ${riskClass} requires ${classDef.approval_required} approval`);
   }
   const override = policy.autonomy_settings.lifecycle_override[target.lifecycle]?.[riskClass];
-  if (override !== undefined) cap(override, `lifecycle_override.${target.lifecycle}.${riskClass}: at most ${override}`);
+  if (override !== undefined && isAutonomyLevel(override)) {
+    cap(override, `lifecycle_override.${target.lifecycle}.${riskClass}: at most ${override}`);
+  }
   // Checked in a fixed order (slug, id, then types nearest first) so the reasons never depend on
   // the order keys were written in the policy.
   const never = policy.autonomy_settings.never_auto_act;
@@ -57,4 +59,27 @@ export function applyAutonomySettings(
   }
   if (target.lifecycle === 'destroyed') cap('never', `${target.slug} is destroyed: every action is refused`);
   return { autonomy, reasons };
+}
+
+function isAutonomyLevel(value: string): value is AutonomyLevel {
+  return (AUTONOMY_LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * The one loosening a policy may make: under `lifecycle_override.provisioning`, a risk class mapped
+ * to a lower one (`config_mutation: reversible_low` — no dependents yet, config changes are cheap).
+ * Never for a destructive class; the loader refuses anything else. Null when none applies.
+ */
+export function lifecycleLoosening(
+  policy: Policy,
+  target: TargetFacts,
+  riskClass: RiskClass,
+): { to: RiskClass; reason: string } | null {
+  if (target.lifecycle !== 'provisioning' || riskClass === 'destructive') return null;
+  const to = policy.autonomy_settings.lifecycle_override.provisioning?.[riskClass];
+  if (to === undefined || isAutonomyLevel(to) || !isRiskier(riskClass, to)) return null;
+  return {
+    to,
+    reason: `lifecycle_override.provisioning.${riskClass}: ${to} — ${target.slug} is being provisioned (no dependents yet): loosened ${riskClass} → ${to}`,
+  };
 }

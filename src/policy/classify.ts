@@ -1,4 +1,7 @@
-import { applyAutonomySettings } from './autonomy.js';
+import type { AutonomyMode, AutonomyState } from '../model/index.js';
+import { applyAutonomySettings, lifecycleLoosening } from './autonomy.js';
+import { haltReason } from './grant.js';
+import { applyRateLimits, type RateFacts } from './rate-limits.js';
 import { classifyCommand } from './command-classifier.js';
 import { elevateByParams } from './elevation.js';
 import { canonicalAction, matchForbiddenAction } from './forbidden.js';
@@ -22,6 +25,10 @@ export interface ActionRequest {
   declaredRiskClass?: RiskClass | null;
   /** When the question is asked (ISO-8601): how recent the target's last change is. Default: not checked. */
   at?: string | null;
+  /** The runtime kill switch as read from the graph; halt makes every answer escalate. Default: normal. */
+  autonomyState?: AutonomyState | null;
+  /** The authorization history and breaker state for cooldowns and the breaker. Default: not checked. */
+  rate?: RateFacts | null;
 }
 
 /** The facts about the target a decision read, returned and audited with it. */
@@ -31,6 +38,8 @@ export interface DecisionFacts {
   lastChange: LastChangeFact | null;
   /** The moment the question was asked, for the intent window. */
   at: string | null;
+  /** The kill switch's mode when the question was asked (present when the caller read it). */
+  autonomyMode?: AutonomyMode;
 }
 
 /** The gate's answer, with every reason an agent or auditor needs to read why. */
@@ -60,6 +69,7 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
     state: target.state ?? null,
     lastChange: target.lastChange ?? null,
     at: input.at ?? null,
+    ...(input.autonomyState ? { autonomyMode: input.autonomyState.mode } : {}),
   };
   const action = canonicalAction(input.action);
   const forbidden = matchForbiddenAction(input.action, policy.forbidden_actions);
@@ -111,6 +121,12 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
       `command ${JSON.stringify(command)} classified ${classified.riskClass} (${why})${declared}`,
     );
   }
+  // The one loosening (a provisioning target), after every raise: reported, never for destructive.
+  const loosened = lifecycleLoosening(policy, target, riskClass);
+  if (loosened !== null) {
+    reasons.push(loosened.reason);
+    riskClass = loosened.to;
+  }
   const outcome = applyAutonomySettings(policy, target, entityType, ruleRisk, ruleAutonomy, riskClass);
   reasons.push(...outcome.reasons);
   // Respecting intent comes last and only tightens: auto → escalate; escalate and never stay.
@@ -118,6 +134,19 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   if (intent !== null) {
     reasons.push(outcome.autonomy === 'auto' ? `${intent} (auto → escalate)` : intent);
     if (outcome.autonomy === 'auto') outcome.autonomy = 'escalate';
+  }
+  const limits = input.rate && input.at ? applyRateLimits(policy, action, input.at, input.rate) : null;
+  if (limits?.escalate) {
+    const last = limits.reasons.length - 1;
+    limits.reasons.forEach((r, i) =>
+      reasons.push(i === last && outcome.autonomy === 'auto' ? `${r} (auto → escalate)` : r),
+    );
+    if (outcome.autonomy === 'auto') outcome.autonomy = 'escalate';
+  }
+  // The kill switch comes after every setting: while halted nothing runs on its own, whatever the policy says.
+  if (input.autonomyState?.mode === 'halt' && outcome.autonomy !== 'never') {
+    reasons.push(`${haltReason(input.autonomyState)}${outcome.autonomy === 'auto' ? ' (auto → escalate)' : ''}`);
+    outcome.autonomy = 'escalate';
   }
   const preflight = runPreflight(target, action, entityType);
   for (const p of preflight)

@@ -19,3 +19,8 @@ export * from './startup.js';
 export * from './target-facts.js';
 export * from './target-ref.js';
 export * from './transition-gate.js';
+export * from './grant.js';
+export * from './redact.js';
+export * from './rate-limits.js';
+export * from './policy-diff.js';
+export * from './replay.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseSlug, ResourceIdSchema } from '../model/ids.js';
 import { LIFECYCLES } from '../model/kinds.js';
 import { ENTITY_TYPES, isA, isEntityType, KIND_ENTITY_TYPES } from './entity-types.js';
-import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from './risk.js';
+import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, isRiskier, RISK_CLASSES, type RiskClass } from './risk.js';
 
 const RiskClassSchema = z.enum(RISK_CLASSES);
 const AutonomySchema = z.enum(AUTONOMY_LEVELS);
@@ -44,7 +44,9 @@ export const ApprovalRuleSchema = z.strictObject({
 });
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 
-const ClassOverridesSchema = z.partialRecord(RiskClassSchema, AutonomySchema);
+// Per risk class: a cap on autonomy (tightens), or — under provisioning only — a lower risk class
+// (the seed policy's "no dependents yet, config changes are cheap"), checked below.
+const ClassOverridesSchema = z.partialRecord(RiskClassSchema, z.union([AutonomySchema, RiskClassSchema]));
 
 /** The whole policy document (config/policy.yaml is the shipped instance). */
 export const PolicySchema = z
@@ -89,6 +91,37 @@ export const PolicySchema = z
         cause_window_seconds: z.number().int().min(1).max(86_400).default(900),
       })
       .default({ suppression: 'shadow', respect_intent_seconds: 3600, cause_window_seconds: 900 }),
+    // action → seconds: a repeat of the same action on the same target inside it escalates.
+    cooldowns: z
+      .record(
+        ActionNameSchema,
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 86_400),
+      )
+      .default({}),
+    // Past max_auto_actions automatic actions estate-wide in window_seconds the breaker opens.
+    breaker: z
+      .strictObject({
+        max_auto_actions: z.number().int().min(1).max(100_000),
+        window_seconds: z.number().int().min(1).max(86_400),
+      })
+      .optional(),
+    approvals: z
+      .strictObject({
+        // How long an operator's grant may be redeemed (once) after it was given.
+        grant_ttl_seconds: z.number().int().min(1).max(86_400).default(900),
+        // How long a request waits for an operator before it can no longer be approved.
+        request_ttl_seconds: z
+          .number()
+          .int()
+          .min(60)
+          .max(30 * 86_400)
+          .default(86_400),
+      })
+      .default({ grant_ttl_seconds: 900, request_ttl_seconds: 86_400 }),
   })
   .superRefine((policy, ctx) => {
     const destructive = policy.risk_classes.destructive;
@@ -105,6 +138,20 @@ export const PolicySchema = z
         path: ['risk_classes', 'destructive', 'approval_required'],
         message: 'a destructive action always needs an operator',
       });
+    }
+    for (const [lifecycle, overrides] of Object.entries(policy.autonomy_settings.lifecycle_override)) {
+      for (const [from, to] of Object.entries(overrides ?? {})) {
+        if (!(RISK_CLASSES as readonly string[]).includes(to)) continue;
+        const path = ['autonomy_settings', 'lifecycle_override', lifecycle, from];
+        const fail = (message: string) => ctx.addIssue({ code: 'custom', path, message });
+        if (lifecycle !== 'provisioning')
+          fail(
+            `a risk class (loosening) is allowed under provisioning only; use an autonomy level (auto, escalate, never)`,
+          );
+        else if (from === 'destructive') fail('a destructive action is never loosened');
+        else if (!isRiskier(from as RiskClass, to as RiskClass))
+          fail(`${to} is not lower than ${from}: an override loosens or caps, never raises the class`);
+      }
     }
     const seen = new Map<string, number>();
     policy.approval_rules.forEach((rule, i) => {

@@ -1,7 +1,7 @@
 import { LIFECYCLES, type Lifecycle } from '../model/kinds.js';
 import { BUILT_IN_FORBIDDEN_ACTIONS } from './forbidden.js';
 import { ruleSummary } from './match-rule.js';
-import { RISK_CLASSES, type AutonomyLevel, type RiskClass } from './risk.js';
+import { AUTONOMY_LEVELS, RISK_CLASSES, type AutonomyLevel, type RiskClass } from './risk.js';
 import type { Policy } from './policy-document.js';
 import type { LoadedPolicy } from './startup.js';
 
@@ -29,6 +29,8 @@ export interface PolicyView {
   forbiddenActions: string[];
   neverAutoAct: Array<{ entity: string; reason: string }>;
   lifecycleOverrides: Array<{ lifecycle: Lifecycle; riskClass: RiskClass; autonomy: AutonomyLevel }>;
+  /** Provisioning targets' risk classes loosened to a lower one (the only loosening a policy may make). */
+  lifecycleLoosenings: Array<{ lifecycle: Lifecycle; riskClass: RiskClass; to: RiskClass }>;
 }
 
 /**
@@ -63,7 +65,18 @@ export function viewPolicy({ policy, digest, path }: LoadedPolicy): PolicyView {
       const overrides = settings.lifecycle_override[lifecycle] ?? {};
       return RISK_CLASSES.flatMap((riskClass) => {
         const autonomy = overrides[riskClass];
-        return autonomy === undefined ? [] : [{ lifecycle, riskClass, autonomy }];
+        return autonomy === undefined || !(AUTONOMY_LEVELS as readonly string[]).includes(autonomy)
+          ? []
+          : [{ lifecycle, riskClass, autonomy: autonomy as AutonomyLevel }];
+      });
+    }),
+    lifecycleLoosenings: LIFECYCLES.flatMap((lifecycle) => {
+      const overrides = settings.lifecycle_override[lifecycle] ?? {};
+      return RISK_CLASSES.flatMap((riskClass) => {
+        const to = overrides[riskClass];
+        return to === undefined || !(RISK_CLASSES as readonly string[]).includes(to)
+          ? []
+          : [{ lifecycle, riskClass, to: to as RiskClass }];
       });
     }),
   };

@@ -1,18 +1,20 @@
+import { autonomyState } from '../graph/autonomy.js';
 import { appliedVersion, LATEST_MIGRATION } from '../graph/migrations.js';
-import type { Role } from '../model/index.js';
+import type { AutonomyState, Role } from '../model/index.js';
 import type { ServiceDeps } from './deps.js';
 import type { Principal } from './permissions.js';
 
-/** Which service answers and who is asking: any authenticated caller may know this. */
-export function about(
+/** Which service answers, who is asking and whether the kill switch is on: any authenticated caller may know this. */
+export async function about(
   deps: ServiceDeps,
   principal: Principal,
-): { version: string; principal: string; role: Role; policyDigest: string | null } {
+): Promise<{ version: string; principal: string; role: Role; policyDigest: string | null; autonomy: AutonomyState }> {
   return {
     version: deps.version,
     principal: principal.name,
     role: principal.role,
     policyDigest: deps.policy?.digest ?? null,
+    autonomy: await autonomyState(deps.driver),
   };
 }
 

@@ -58,11 +58,11 @@ export interface ClassifyActionArgs {
  * Validates everything but the target (which the graph resolves) into the gate's request fields.
  * A bad field is BAD_USER_INPUT naming `input.<field>` and the reason; nothing is recorded.
  */
-export function parseClassifyInput(input: ClassifyActionArgs): Omit<ActionRequest, 'target'> {
+export function parseClassifyInput(input: ClassifyActionArgs, prefix = 'input'): Omit<ActionRequest, 'target'> {
   const parsed = InputSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw badInput(['input', ...issue.path.map(String)].join('.'), issue.message);
+    throw badInput([prefix, ...issue.path.map(String)].join('.'), issue.message);
   }
   const { action, params, command, targets } = parsed.data;
   return {

@@ -1,7 +1,12 @@
 import type { Kind, Lifecycle, ResourceRecord } from '../model/index.js';
 import {
   type ActionRequest,
+  applyRateLimits,
+  canonicalAction,
   classifyAction as classify,
+  type RateFacts,
+  rateWindows,
+  recordOf,
   type Decision,
   isBlocked,
   type LoadedPolicy,
@@ -9,6 +14,9 @@ import {
   resolveEntityType,
   viewPolicy,
 } from '../policy/index.js';
+import { randomUUID } from 'node:crypto';
+import { recordDecision } from '../graph/decisions.js';
+import { authorizationHistory, autonomyState, openBreaker } from '../graph/autonomy.js';
 import { audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
@@ -18,7 +26,7 @@ import { assertCan, type Principal } from './permissions.js';
 export { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, RISK_CLASSES } from '../policy/index.js';
 
 /** The policy in force; deps built without one cannot answer gate questions at all. */
-function policyOf(deps: ServiceDeps): LoadedPolicy {
+export function policyOf(deps: ServiceDeps): LoadedPolicy {
   // Unexpected (serve always loads one): masked as an internal error and logged with this cause.
   if (!deps.policy) throw new Error('no policy loaded: the service was started without the gate policy');
   return deps.policy;
@@ -44,7 +52,7 @@ export interface ClassifiedTarget {
 }
 
 /** The gate's answer to one question. */
-export type Classification = Decision & { blocked: boolean; target: ClassifiedTarget };
+export type Classification = Decision & { blocked: boolean; target: ClassifiedTarget; decisionId?: string };
 
 /** One audit line an auditor can read without the response: what was asked and what the gate said. */
 function describeDecision(action: string, command: string | null, d: Decision): string {
@@ -59,6 +67,63 @@ function describeDecision(action: string, command: string | null, d: Decision): 
     `state ${d.facts.state ?? 'n/a'}, ${d.facts.lifecycle}` +
     (c ? `, last change ${c.from}→${c.to} at ${c.observedAt} by ${c.actor ?? 'unknown'} (${c.confidence})` : '');
   return `${asked}: ${d.riskClass} / ${d.autonomy} / approval ${d.approval} (${rule})${blocked}; facts: ${read}; policy ${d.policyDigest}`;
+}
+
+/** A question answered: the validated request and the gate's classification of it. */
+export interface Asked {
+  request: Omit<ActionRequest, 'target'>;
+  /** Exactly what the pure classifier was asked: the request with the facts read. */
+  asked: ActionRequest;
+  classification: Classification;
+}
+
+/**
+ * The gate's decision on one action, with the kill switch read from the graph: validated (fields
+ * named under `prefix`), the target resolved, the pure classifier asked. Callers check permissions
+ * and audit; requestApproval asks it for each step.
+ */
+export async function decide(deps: ServiceDeps, input: ClassifyActionArgs, prefix: string): Promise<Asked> {
+  const { policy: rules, digest } = policyOf(deps);
+  const request = parseClassifyInput(input, prefix);
+  const [target, autonomy] = await Promise.all([
+    resolveGateTarget(deps, input.target, `${prefix}.target`),
+    autonomyState(deps.driver),
+  ]);
+  const at = nowOf(deps);
+  const action = canonicalAction(request.action);
+  const history = await authorizationHistory(deps.driver, {
+    targetId: target.facts.id,
+    action,
+    ...rateWindows(rules, action, at, autonomy.setAt),
+  });
+  const rate: RateFacts = {
+    last: history.last,
+    autoCount: history.autoCount,
+    breakerOpenedAt: autonomy.breakerOpenedAt,
+    breakerReason: autonomy.breakerReason,
+  };
+  const trip = applyRateLimits(rules, action, at, rate).tripBreaker;
+  if (trip !== null) await openBreaker(deps.driver, at, trip);
+  const asked: ActionRequest = { ...request, target: target.facts, at, autonomyState: autonomy, rate };
+  const decision = classify(rules, digest, asked);
+  const { facts } = target;
+  const typed = resolveEntityType(facts);
+  const classification: Classification = {
+    ...decision,
+    blocked: isBlocked(decision),
+    target: {
+      id: facts.id,
+      slug: facts.slug,
+      name: facts.name,
+      kind: facts.kind,
+      entityType: typed.ok ? typed.type : null,
+      lifecycle: facts.lifecycle,
+      inGraph: target.resource !== null,
+      notes: target.notes,
+      resource: target.resource,
+    },
+  };
+  return { request, asked, classification };
 }
 
 /**
@@ -77,28 +142,20 @@ export function classifyAction(
   const targetIds = () => [...new Set([resolvedId ?? input.target, ...(input.targets ?? [])])];
   const run = async (): Promise<Classification> => {
     assertCan(principal, 'policy:classify');
-    const { policy: rules, digest } = policyOf(deps);
-    request = parseClassifyInput(input);
-    const target = await resolveGateTarget(deps, input.target, 'input.target');
-    resolvedId = target.facts.id;
-    const decision = classify(rules, digest, { ...request, target: target.facts, at: nowOf(deps) });
-    const { facts } = target;
-    const typed = resolveEntityType(facts);
-    return {
-      ...decision,
-      blocked: isBlocked(decision),
-      target: {
-        id: facts.id,
-        slug: facts.slug,
-        name: facts.name,
-        kind: facts.kind,
-        entityType: typed.ok ? typed.type : null,
-        lifecycle: facts.lifecycle,
-        inGraph: target.resource !== null,
-        notes: target.notes,
-        resource: target.resource,
-      },
-    };
+    const asked = await decide(deps, input, 'input');
+    request = asked.request;
+    resolvedId = asked.classification.target.id;
+    // Recorded for replayDecision: the inputs, the facts read and the answer, secrets redacted.
+    const decisionId = `dec-${randomUUID()}`;
+    const { at, ...recorded } = recordOf(asked.asked, asked.classification);
+    await recordDecision(deps.driver, {
+      id: decisionId,
+      at: at ?? nowOf(deps),
+      askedAt: at,
+      principal: principal.name,
+      ...recorded,
+    });
+    return { ...asked.classification, decisionId };
   };
   return audited(deps, principal, 'classifyAction', targetIds, run, (d) =>
     describeDecision(request?.action ?? input.action, request?.command ?? null, d),

@@ -28,6 +28,12 @@ export const PERMISSIONS = {
   'resource:lifecycle': ['operator'],
   'token:read': ['operator'],
   'token:manage': ['operator'],
+  'approval:request': ['agent', 'operator'],
+  'approval:read': ['agent', 'operator'],
+  'approval:decide': ['operator'],
+  'grant:redeem': ['agent', 'ingester'],
+  'autonomy:set': ['operator'],
+  'action:report': ['agent', 'ingester'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

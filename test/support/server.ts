@@ -15,6 +15,8 @@ export interface TestServer {
   tokens: Record<Role, string>;
   /** The tokens file the server authenticates with (re-read when it changes; a spawned `aitia mcp` reads it too). */
   tokensFile: string;
+  /** The digest of the gate policy it started with. */
+  policyDigest: string;
   /** The server's feed bus, fed by its tail of the stored feed (as in `aitia serve`). */
   bus: FeedBus;
   /** POSTs a GraphQL operation as an agent would; returns HTTP status and the JSON body. */
@@ -56,6 +58,7 @@ export async function startTestServer(
     url,
     tokens,
     tokensFile: file,
+    policyDigest: policy.digest,
     bus,
     async gql(token, query, variables) {
       const res = await fetch(`${url}/graphql`, {

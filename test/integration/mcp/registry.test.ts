@@ -44,6 +44,10 @@ vi.mock('../../../src/services/gate.js', async (orig) => recorded('gate', await 
 vi.mock('../../../src/services/audit.js', async (orig) => recorded('audit', await orig()));
 vi.mock('../../../src/services/declared.js', async (orig) => recorded('declared', await orig()));
 vi.mock('../../../src/services/incident.js', async (orig) => recorded('incident', await orig()));
+vi.mock('../../../src/services/approvals.js', async (orig) => recorded('approvals', await orig()));
+vi.mock('../../../src/services/grants.js', async (orig) => recorded('grants', await orig()));
+vi.mock('../../../src/services/replay.js', async (orig) => recorded('replay', await orig()));
+vi.mock('../../../src/services/actions.js', async (orig) => recorded('actions', await orig()));
 
 /** A caller holding no permission at all: every service refuses it naming the one permission it checks. */
 const nobody = { name: `nobody-${scope}`, role: 'nobody' as Role } satisfies Principal;
@@ -86,6 +90,23 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
     graphql: { input: { kind: 'service', name: 'postgres', runsOn: 'vm:db13', evidence: 'listening on :5432' } },
   },
   incident_context: { mcp: { resourceId: 'vm:web01' }, graphql: { resourceId: 'vm:web01', depth: 2, zone: 'UTC' } },
+  request_approval: {
+    mcp: { target: 'vm:web01', action: 'restart', reason: 'wedged' },
+    graphql: { input: { target: 'vm:web01', action: 'restart', reason: 'wedged' } },
+  },
+  approvals: { mcp: {}, graphql: { first: 50 } },
+  approve: { mcp: { id: 'apr-1' }, graphql: { id: 'apr-1' } },
+  deny: { mcp: { id: 'apr-1', reason: 'no' }, graphql: { id: 'apr-1', reason: 'no' } },
+  redeem_grant: {
+    mcp: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
+    graphql: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
+  },
+  set_autonomy: { mcp: { mode: 'halt', reason: 'x' }, graphql: { mode: 'halt', reason: 'x' } },
+  replay_decision: { mcp: { id: 'dec-1' }, graphql: { id: 'dec-1' } },
+  report_action_taken: {
+    mcp: { target: 'vm:web01', action: 'restart' },
+    graphql: { input: { target: 'vm:web01', action: 'restart' } },
+  },
 };
 
 type Resolver = (parent: unknown, args: unknown, ctx: unknown, info: unknown) => unknown;

@@ -1,0 +1,160 @@
+import type { Driver } from 'neo4j-driver';
+import type {
+  ActionAuthorizedRecord,
+  ApprovalRecord,
+  ApprovalStatus,
+  AutonomyState,
+  Lifecycle,
+} from '../model/index.js';
+import { readAutonomy } from './autonomy.js';
+import { newestFirst, toPlain, type KeysetPage } from './statements.js';
+
+/*
+ * Approvals, grants and the kill switch in the graph: `(:Approval)` per request or plan step (its
+ * grant as a SHA-256 `grantHash`, never the token), `(:ActionAuthorized)` per redeemed grant, and
+ * one `(:AutonomySwitch {id: 'global'})`. Every decision is a conditional update: two operators
+ * (or fifty executors) racing on one approval change it once.
+ */
+
+function approvalOf(props: unknown): ApprovalRecord {
+  const p = toPlain(props) as Record<string, unknown>;
+  const { grantHash: _hash, lastRedeemAttemptAt: _attempt, ...rest } = p;
+  return {
+    planId: null,
+    step: null,
+    decidedBy: null,
+    decidedAt: null,
+    decisionReason: null,
+    grantExpiresAt: null,
+    usedAt: null,
+    usedBy: null,
+    authorizationId: null,
+    ...rest,
+  } as ApprovalRecord;
+}
+
+/** Records new approval requests (a single action, or every step of a plan) with status pending. */
+export async function createApprovals(driver: Driver, rows: readonly ApprovalRecord[]): Promise<void> {
+  await driver.executeQuery(
+    `UNWIND $rows AS row
+     CREATE (a:Approval)
+     SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)`,
+    { rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))) },
+  );
+}
+
+/** Approvals by id, or every step of a plan by its id, in step order. */
+export async function approvalsById(driver: Driver, id: string): Promise<ApprovalRecord[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (a:Approval) WHERE a.id = $id OR a.planId = $id
+     RETURN properties(a) AS a ORDER BY a.step, a.id`,
+    { id },
+    { routing: 'READ' },
+  );
+  return records.map((r) => approvalOf(r.get('a')));
+}
+
+/** The decision an operator makes: approve (with the grant's hash and expiry) or deny. */
+export interface ApprovalDecision {
+  id: string;
+  status: Extract<ApprovalStatus, 'approved' | 'denied'>;
+  decidedBy: string;
+  decidedAt: string;
+  decisionReason: string | null;
+  grantHash: string | null;
+  grantExpiresAt: string | null;
+}
+
+/**
+ * Decides a pending, unexpired approval; null when it was no longer pending (another operator
+ * decided first) or its request expired. Nothing else changes.
+ */
+export async function decideApproval(driver: Driver, d: ApprovalDecision): Promise<ApprovalRecord | null> {
+  const { records } = await driver.executeQuery(
+    `MATCH (a:Approval {id: $id})
+     WHERE a.status = 'pending' AND a.expiresAt > datetime($decidedAt)
+     SET a.status = $status, a.decidedBy = $decidedBy, a.decidedAt = datetime($decidedAt),
+         a.decisionReason = $decisionReason, a.grantHash = $grantHash,
+         a.grantExpiresAt = CASE WHEN $grantExpiresAt IS NULL THEN null ELSE datetime($grantExpiresAt) END
+     RETURN properties(a) AS a`,
+    d,
+  );
+  return records[0] ? approvalOf(records[0].get('a')) : null;
+}
+
+/** Approvals newest first, optionally of one status; keyset-paginated (`first` 1–500). */
+export async function listApprovals(
+  driver: Driver,
+  status: ApprovalStatus | null,
+  page: { first: number; after?: string | null },
+): Promise<KeysetPage<ApprovalRecord>> {
+  const keyset = newestFirst(page, 'approvals');
+  const { records } = await driver.executeQuery(
+    `MATCH (a:Approval) WHERE ($status IS NULL OR a.status = $status) AND ${keyset.before('a', 'requestedAt')}
+     RETURN properties(a) AS a ORDER BY a.requestedAt DESC, a.id DESC LIMIT $limit`,
+    { status, ...keyset.params },
+    { routing: 'READ' },
+  );
+  return keyset.cut(
+    records.map((r) => approvalOf(r.get('a'))),
+    (a) => ({ at: a.requestedAt, id: a.id }),
+  );
+}
+
+/** What a redeem reads, locked, inside its transaction: the grant, its target's lifecycle and the kill switch. */
+export interface LockedGrant {
+  approval: ApprovalRecord;
+  targetLifecycle: Lifecycle | null;
+  autonomy: AutonomyState;
+}
+
+/**
+ * Redeems a grant in one transaction: locks the approval holding `grantHash` (recording the
+ * attempt's time takes a write lock before anything is read, so concurrent redeems of one grant run
+ * one after another), reads it with its
+ * target's lifecycle and the kill switch, asks `check`, and only when it answers null marks the
+ * grant used and records `authorization`. Returns what was read and whether it was used;
+ * `approval` is null for an unknown token.
+ */
+export async function redeemGrantTx<R>(
+  driver: Driver,
+  grantHash: string,
+  at: string,
+  check: (locked: LockedGrant) => R | null,
+  authorization: (approval: ApprovalRecord) => ActionAuthorizedRecord,
+): Promise<{ locked: LockedGrant | null; refusal: R | null; authorization: ActionAuthorizedRecord | null }> {
+  const session = driver.session();
+  try {
+    return await session.executeWrite(async (tx) => {
+      // A write takes the approval's lock (a no-op SET takes none); only then is it read, committed.
+      await tx.run(`MATCH (a:Approval {grantHash: $grantHash}) SET a.lastRedeemAttemptAt = datetime($at)`, {
+        grantHash,
+        at,
+      });
+      const lock = await tx.run(
+        `MATCH (a:Approval {grantHash: $grantHash}) OPTIONAL MATCH (r:Resource {id: a.targetId})
+         RETURN properties(a) AS a, r.lifecycle AS lifecycle`,
+        { grantHash },
+      );
+      const row = lock.records[0];
+      if (!row) return { locked: null, refusal: null, authorization: null };
+      const locked: LockedGrant = {
+        approval: approvalOf(row.get('a')),
+        targetLifecycle: (row.get('lifecycle') as Lifecycle | null) ?? null,
+        autonomy: await readAutonomy(tx),
+      };
+      const refusal = check(locked);
+      if (refusal !== null) return { locked, refusal, authorization: null };
+      const auth = authorization(locked.approval);
+      await tx.run(
+        `MATCH (a:Approval {grantHash: $grantHash}) WHERE a.status = 'approved'
+         SET a.status = 'used', a.usedAt = datetime($auth.at), a.usedBy = $auth.principal, a.authorizationId = $auth.id
+         CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`,
+        { grantHash, auth },
+      );
+      return { locked, refusal: null, authorization: auth };
+    });
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { ApprovalStatusSchema, AutonomyModeSchema, GrantRefusalCodeSchema } from '../model/index.js';
+import { AfterArg, ClassifyActionIn, FirstArg } from './schemas.js';
+
+/*
+ * The approval tools' input and output schemas: asking for an approval, deciding it, redeeming its
+ * grant, and the kill switch. The action fields are classify_action's, so a grant is redeemed with
+ * exactly what was asked.
+ */
+
+const Time = z.string().describe('ISO-8601, UTC.');
+
+export const ApprovalOut = z.object({
+  id: z.string(),
+  planId: z.string().nullable(),
+  step: z.number().int().nullable(),
+  status: ApprovalStatusSchema,
+  requester: z.string(),
+  reason: z.string(),
+  requestedAt: Time,
+  expiresAt: Time.describe('Undecided by then, it can no longer be approved.'),
+  action: z.string(),
+  targetId: z.string(),
+  targetName: z.string(),
+  inputs: z.string().describe('The bound inputs as canonical JSON, secrets redacted.'),
+  inputsDigest: z.string(),
+  policyDigest: z.string(),
+  riskClass: z.string().describe('read_only, reversible_low, config_mutation or destructive.'),
+  autonomy: z.string(),
+  approval: z.string(),
+  reasons: z.array(z.string()),
+  decidedBy: z.string().nullable(),
+  decidedAt: Time.nullable(),
+  decisionReason: z.string().nullable(),
+  grantExpiresAt: Time.nullable(),
+  usedAt: Time.nullable(),
+  usedBy: z.string().nullable(),
+  authorizationId: z.string().nullable(),
+});
+
+const ActionFields = ClassifyActionIn.partial({ target: true, action: true });
+
+export const RequestApprovalIn = ActionFields.extend({
+  reason: z.string().min(1, 'must say why').describe('Why the action is needed: the operator reads it.'),
+  steps: z
+    .array(ClassifyActionIn)
+    .optional()
+    .describe('A plan: ordered steps (omit target/action). A destructive step always needs its own approval.'),
+});
+export const RequestApprovalOut = z.object({ approvals: z.array(ApprovalOut).describe('Pending, in step order.') });
+
+export const ApproveIn = z.strictObject({
+  id: z.string().min(1).describe('An approval id, or a plan id (grants its non-destructive steps).'),
+  confirmTarget: z.string().optional().describe("operator_confirmed approvals: the target's name."),
+});
+export const DenyIn = z.strictObject({ id: z.string().min(1), reason: z.string().min(1) });
+export const DecisionOut = z.object({
+  approvals: z.array(ApprovalOut),
+  grants: z
+    .array(z.object({ approvalId: z.string(), token: z.string(), expiresAt: Time }))
+    .describe('Each grant token, shown this once.'),
+});
+
+export const ApprovalsIn = z.strictObject({
+  status: ApprovalStatusSchema.optional(),
+  first: FirstArg,
+  after: AfterArg,
+});
+export const ApprovalsOut = z.object({ approvals: z.array(ApprovalOut), nextCursor: z.string().nullable() });
+
+export const RedeemGrantIn = z.strictObject({
+  token: z.string().min(1).describe('The grant token approve returned.'),
+  input: ClassifyActionIn.describe('Exactly the action that was approved.'),
+});
+export const RedeemGrantOut = z.object({
+  authorized: z.boolean(),
+  authorizationId: z.string().nullable(),
+  approvalId: z.string().nullable(),
+  refusal: z
+    .object({ code: GrantRefusalCodeSchema, field: z.string().nullable(), message: z.string() })
+    .nullable()
+    .describe('The failed check; nothing was used up.'),
+});
+
+export const SetAutonomyIn = z.strictObject({ mode: AutonomyModeSchema, reason: z.string().min(1) });
+export const AutonomyOut = z.object({
+  mode: AutonomyModeSchema,
+  setBy: z.string().nullable(),
+  setAt: Time.nullable(),
+  reason: z.string().nullable(),
+  breakerOpenedAt: Time.nullable(),
+  breakerReason: z.string().nullable(),
+});
+
+export const ActionAuthorizedOut = z.object({
+  id: z.string(),
+  at: Time,
+  principal: z.string(),
+  action: z.string(),
+  targetId: z.string(),
+  source: z.enum(['grant', 'auto']),
+  approvalId: z.string().nullable(),
+  inputsDigest: z.string(),
+  policyDigest: z.string(),
+});
+
+export const ReplayDecisionIn = z.strictObject({
+  id: z.string().min(1).describe('A decisionId classify_action returned.'),
+});
+export const ReplayDecisionOut = z.object({
+  id: z.string(),
+  identical: z.boolean(),
+  samePolicy: z.boolean().describe('The policy in force is the one the decision was made under.'),
+  recordedPolicyDigest: z.string(),
+  policyDigest: z.string(),
+  differences: z.array(z.string()),
+  riskClass: z.string(),
+  autonomy: z.string(),
+  approval: z.string(),
+  reasons: z.array(z.string()),
+});

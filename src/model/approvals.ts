@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/*
+ * Approvals and grants: what an agent asks an operator for, what the operator's yes is bound to,
+ * and why redeeming a grant can be refused. The graph stores these shapes; the gate decides them.
+ */
+
+/** An approval's life: pending until an operator decides, approved until its grant is redeemed. */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
+export const ApprovalStatusSchema = z
+  .enum(APPROVAL_STATUSES)
+  .describe('pending until an operator decides; approved until its grant is redeemed (used) — or denied.');
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+/** Why a grant was not redeemed; each names the one check that failed, nothing is used up. */
+export const GRANT_REFUSALS = [
+  'GRANT_UNKNOWN',
+  'GRANT_REPLAYED',
+  'GRANT_EXPIRED',
+  'GRANT_MISMATCH',
+  'POLICY_CHANGED',
+  'TARGET_DESTROYED',
+  'HALTED',
+] as const;
+export const GrantRefusalCodeSchema = z
+  .enum(GRANT_REFUSALS)
+  .describe('The check a redeem failed; nothing was used up.');
+export type GrantRefusalCode = z.infer<typeof GrantRefusalCodeSchema>;
+
+/** The runtime kill switch: normal (the policy decides) or halt (nothing runs on its own, no grant is redeemed). */
+export const AUTONOMY_MODES = ['normal', 'halt'] as const;
+export const AutonomyModeSchema = z
+  .enum(AUTONOMY_MODES)
+  .describe(
+    'The runtime kill switch: normal (the policy decides) or halt (everything escalates, no grant is redeemed).',
+  );
+export type AutonomyMode = z.infer<typeof AutonomyModeSchema>;
+
+/** The kill switch as stored: its mode and who set it, when and why (null: never set, normal). */
+export interface AutonomyState {
+  mode: AutonomyMode;
+  setBy: string | null;
+  setAt: string | null;
+  reason: string | null;
+  /** The breaker: opened when too many automatic actions ran in its window; closed by setting normal. */
+  breakerOpenedAt: string | null;
+  breakerReason: string | null;
+}
+
+/** One approval request (a single action, or one step of a plan) as stored. */
+export interface ApprovalRecord {
+  id: string;
+  /** The plan this step belongs to, with its position; null for a single action. */
+  planId: string | null;
+  step: number | null;
+  status: ApprovalStatus;
+  requester: string;
+  requesterRole: string;
+  reason: string;
+  requestedAt: string;
+  /** A pending request nobody decided by then can no longer be approved. */
+  expiresAt: string;
+  action: string;
+  targetId: string;
+  targetName: string;
+  /** The bound inputs as canonical JSON, secrets redacted (what an operator reads). */
+  inputs: string;
+  /** SHA-256 of the canonical inputs, secrets included: what a redeem must present. */
+  inputsDigest: string;
+  /** Per bound field (action, target, command, targets, params.<key>) its digest: names what differs. */
+  fieldDigests: string;
+  policyDigest: string;
+  riskClass: string;
+  autonomy: string;
+  approval: string;
+  reasons: string[];
+  decidedBy: string | null;
+  decidedAt: string | null;
+  decisionReason: string | null;
+  /** When the grant stops being redeemable; null until approved. */
+  grantExpiresAt: string | null;
+  usedAt: string | null;
+  usedBy: string | null;
+  authorizationId: string | null;
+}
+
+/** An authorization recorded when a grant is redeemed (or an automatic action is reported taken). */
+export interface ActionAuthorizedRecord {
+  id: string;
+  at: string;
+  principal: string;
+  action: string;
+  targetId: string;
+  /** grant: an operator's approval redeemed; auto: the gate allowed it on its own. */
+  source: 'grant' | 'auto';
+  approvalId: string | null;
+  inputsDigest: string;
+  policyDigest: string;
+}
