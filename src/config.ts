@@ -101,6 +101,32 @@ export const ENV_SCHEMA = z.object({
     .max(64)
     .default(4)
     .describe('Proxmox API requests in flight at once per cluster; 429/503 answers back off (Retry-After honoured).'),
+  AITIA_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(1024 * 1024)
+    .describe('Largest request body /graphql and /mcp accept; larger answers 413 PAYLOAD_TOO_LARGE.'),
+  AITIA_CORS_ORIGINS: z
+    .string()
+    .regex(
+      /^https?:\/\/[^\s,]+(,\s*https?:\/\/[^\s,]+)*$/,
+      'must be a comma-separated list of origins, e.g. https://ops.lan',
+    )
+    .optional()
+    .describe(
+      'Origins allowed to call /graphql from a browser (comma-separated). Unset: none (GraphiQL is same-origin).',
+    ),
+  AITIA_PROXMOX_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024)
+    .describe(
+      'Largest Proxmox API answer read; a larger one is a failed call (the pass is partial, nothing marked missing).',
+    ),
   AITIA_CLOCK_SKEW_SECONDS: z.coerce
     .number()
     .int()
@@ -141,7 +167,13 @@ export interface Config {
     agentSeconds: number;
     /** Requests in flight at once toward the API. */
     maxConcurrentRequests: number;
+    /** Largest answer body read. */
+    maxAnswerBytes: number;
   };
+  /** Largest request body accepted on /graphql and /mcp. */
+  maxBodyBytes: number;
+  /** Origins allowed cross-origin (none by default). */
+  corsOrigins: string[];
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
   /** Seconds of provider clock disagreement the correlator tolerates. */
   clockSkewSeconds: number;
@@ -181,7 +213,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       configRefreshSeconds: e.AITIA_PROXMOX_CONFIG_REFRESH_SECONDS,
       agentSeconds: e.AITIA_PROXMOX_AGENT_SECONDS,
       maxConcurrentRequests: e.AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS,
+      maxAnswerBytes: e.AITIA_PROXMOX_MAX_ANSWER_BYTES,
     },
+    maxBodyBytes: e.AITIA_MAX_BODY_BYTES,
+    corsOrigins: (e.AITIA_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/$/, ''))
+      .filter(Boolean),
     logLevel: e.AITIA_LOG_LEVEL,
     clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,
     token: e.AITIA_TOKEN,

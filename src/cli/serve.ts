@@ -72,7 +72,10 @@ export const serveCommand: CliCommand = {
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
     if (demo) await runDemo(pipeline, { print: ctx.print });
-    const server = createHttpServer(deps, tokens);
+    const server = createHttpServer(deps, tokens, {
+      maxBodyBytes: config.maxBodyBytes,
+      corsOrigins: config.corsOrigins,
+    });
     const bound = await listen(server, config.host, config.port);
     log.info(
       { url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo },
@@ -92,6 +95,7 @@ export const serveCommand: CliCommand = {
             caFile,
             insecure,
             maxConcurrent: config.proxmox.maxConcurrentRequests,
+            maxBodyBytes: config.proxmox.maxAnswerBytes,
           })
         : null;
     const poller = pxClient

@@ -17,3 +17,4 @@ export * from './errors.js';
 export * from './transitions.js';
 export * from './graphql-enums.js';
 export * from './feed.js';
+export * from './timestamps.js';

@@ -27,7 +27,9 @@ const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => set
 export function createGraphqlApp(
   base: ServiceDeps,
   tokens: TokenStore,
+  options: { corsOrigins?: readonly string[] } = {},
 ): YogaServerInstance<Record<string, never>, RequestContext> {
+  const allowed = new Set(options.corsOrigins ?? []);
   // The operations that manage tokens act on the store that authenticates.
   const deps = { ...base, tokens };
   return createYoga<Record<string, never>, RequestContext>({
@@ -36,6 +38,12 @@ export function createGraphqlApp(
     graphiql: GRAPHIQL_DEFAULTS,
     renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
+    // No origin is allowed cross-origin unless AITIA_CORS_ORIGINS lists it (GraphiQL is same-origin);
+    // bearer tokens, not cookies: never Access-Control-Allow-Credentials.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      return origin && allowed.has(origin) ? { origin: [origin], credentials: false } : false;
+    },
     logging: false,
     maskedErrors: { maskError: makeMaskError(deps.log) },
     plugins: [

@@ -5,14 +5,23 @@ import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
 import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
+import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './request-limits.js';
+
+/** HTTP-level limits and policies (AITIA_MAX_BODY_BYTES, AITIA_CORS_ORIGINS). */
+export interface HttpOptions {
+  maxBodyBytes?: number;
+  /** Origins allowed cross-origin; none by default (GraphiQL is same-origin). */
+  corsOrigins?: readonly string[];
+}
 
 /**
  * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /healthz (process alive),
  * /readyz (Neo4j + migrations). The token store authenticates every request to /graphql and /mcp;
  * the token operations manage the same store.
  */
-export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server {
-  const yoga = createGraphqlApp(deps, tokens);
+export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options: HttpOptions = {}): Server {
+  const yoga = createGraphqlApp(deps, tokens, { corsOrigins: options.corsOrigins ?? [] });
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcp = createMcpHttpHandler(deps, tokens);
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
@@ -41,6 +50,7 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore): Server 
       else res.writeHead(404).end();
       return;
     }
+    if ((path === '/graphql' || path === '/mcp') && refuseOversizedBody(req, res, maxBody)) return;
     if (path === '/graphql') {
       void yoga.handle(req, res);
       return;
