@@ -8,7 +8,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createRequestContext, type RequestContext } from '../../resolvers/context.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { authPlugin, principals } from './auth.js';
-import { makeMaskError } from './errors.js';
+import { codedErrors, makeMaskError } from './errors.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { buildSchema } from './graphql-schema.js';
 import type { TokenStore } from '../services/token-store.js';
@@ -48,6 +48,7 @@ export function createGraphqlApp(
     maskedErrors: { maskError: makeMaskError(deps.log) },
     plugins: [
       authPlugin(deps),
+      codedErrors,
       selectionOrderedExecution,
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.

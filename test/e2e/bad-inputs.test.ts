@@ -137,6 +137,45 @@ const CASES: Case[] = [
   },
 ];
 
+const nest = (depth: number) => {
+  let q = 'id';
+  for (let i = 0; i < depth; i++) q = `relationships { nodes { target { ${q} } } }`;
+  return `{ resources { nodes { ${q} } } }`;
+};
+
+CASES.push(
+  {
+    name: 'a wrong enum value in variables',
+    body: () =>
+      JSON.stringify({
+        query: 'query($l: Lifecycle) { resources(filter: {lifecycle: $l}) { totalCount } }',
+        variables: { l: 'nope' },
+      }),
+    code: 'GRAPHQL_VALIDATION_FAILED',
+    message: /"nope" does not exist in "Lifecycle"/,
+  },
+  {
+    name: 'a query past the depth limit',
+    body: () => JSON.stringify({ query: nest(14) }),
+    code: 'QUERY_TOO_DEEP',
+    message: /depth limit of 12/,
+  },
+  {
+    name: 'a query past the alias limit',
+    body: () =>
+      JSON.stringify({ query: `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: about { version }`).join(' ')} }` }),
+    code: 'TOO_MANY_ALIASES',
+    message: /Aliases limit of 15/,
+  },
+  {
+    name: 'a body that is not JSON',
+    body: () => '{"query": ',
+    status: 400,
+    code: 'BAD_REQUEST',
+    message: /invalid JSON/,
+  },
+);
+
 describe('bad inputs answer a coded error and write nothing', () => {
   it.each(CASES)('$name', async (c) => {
     const before = await snapshot();
