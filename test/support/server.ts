@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createFeedBus, startFeedTail, type FeedBus } from '../../src/pipeline/bus.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, type HttpOptions, listen } from '../../src/server/http.js';
 import { TokenStore, addToken } from '../../src/services/token-store.js';
 import type { Role } from '../../src/model/index.js';
 import { loadStartupPolicy, type LoadedPolicy } from '../../src/policy/index.js';
@@ -27,7 +27,7 @@ export interface TestServer {
  */
 export async function startTestServer(
   driver: Driver,
-  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger } = {},
+  options: { policy?: LoadedPolicy; tokenPrefix?: string; log?: Logger; http?: HttpOptions } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
   const dir = mkdtempSync(join(tmpdir(), 'aitia-e2e-'));
@@ -39,7 +39,11 @@ export async function startTestServer(
   const bus = createFeedBus();
   const tail = startFeedTail(driver, bus, { intervalMs: 100 });
   const log = options.log ?? createLogger(process.env.AITIA_TEST_LOG ?? 'silent');
-  const server = createHttpServer({ driver, log, version: 'test', policy, bus }, new TokenStore(file, { log }));
+  const server = createHttpServer(
+    { driver, log, version: 'test', policy, bus },
+    new TokenStore(file, { log }),
+    options.http,
+  );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
     url,
