@@ -1,4 +1,10 @@
-import { ATTRIBUTE_LIMITS, AttributeKeySchema, AttributeValueSchema, type AttributeValue } from './attributes.js';
+import {
+  ATTRIBUTE_LIMITS,
+  AttributeKeySchema,
+  attributeValueProblem,
+  AttributeValueSchema,
+  type AttributeValue,
+} from './attributes.js';
 
 /** Keys only the scheduler writes: health is derived from probes, never asserted. */
 export const SCHEDULER_OWNED_KEYS = ['health', 'last_check', 'last_check_at', 'lastCheckAt'] as const;
@@ -88,6 +94,8 @@ export function planAttributeUpdate(
           `must be a string, number, boolean, or a list of one of those (max ${ATTRIBUTE_LIMITS.listItems})`,
       };
     }
+    const whole = attributeValueProblem(v.data, { whole: true });
+    if (whole) return { ok: false, field: `attributes.${key}`, reason: whole };
     set[key] = v.data;
   }
   const written = Object.keys(set).length;

@@ -34,8 +34,12 @@ function scalarProblem(v: Scalar): string | null {
 
 const utf8 = new TextEncoder();
 
-/** Why a value cannot be stored, or null: list items of one type, exact numbers, the size limit. */
-export function attributeValueProblem(value: Scalar | Scalar[]): string | null {
+/**
+ * Why a value cannot be stored, or null: list items of one type, exact numbers, the size limit.
+ * `whole`: the limit holds for the whole value (a write through the API); otherwise for each item
+ * (provider rows, whose lists of config lines may be longer as a whole).
+ */
+export function attributeValueProblem(value: Scalar | Scalar[], options: { whole?: boolean } = {}): string | null {
   const items = Array.isArray(value) ? value : [value];
   if (Array.isArray(value) && new Set(value.map((v) => typeof v)).size > 1)
     return `list items must all have one type (got ${[...new Set(value.map((v) => typeof v))].join(', ')})`;
@@ -43,7 +47,8 @@ export function attributeValueProblem(value: Scalar | Scalar[]): string | null {
     const problem = scalarProblem(v);
     if (problem) return problem;
   }
-  const bytes = items.reduce<number>((n, v) => n + utf8.encode(String(v)).length, 0);
+  const sizes = items.map((v) => utf8.encode(String(v)).length);
+  const bytes = options.whole ? sizes.reduce((n, b) => n + b, 0) : Math.max(0, ...sizes);
   if (bytes > ATTRIBUTE_LIMITS.valueBytes)
     return `value is ${bytes} bytes; the limit is ${ATTRIBUTE_LIMITS.valueBytes} (8 KiB)`;
   return null;

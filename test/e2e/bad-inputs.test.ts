@@ -82,6 +82,13 @@ const CASES: Case[] = [
     message: /9216 bytes; the limit is 8192/,
   },
   {
+    name: 'a list of 9 KiB in all',
+    body: () => update(vm, JSON.stringify({ lines: ['a', 'b', 'c'].map((c) => c.repeat(3 * 1024)) })),
+    code: 'BAD_USER_INPUT',
+    field: /^attributes\.lines$/,
+    message: /9216 bytes; the limit is 8192/,
+  },
+  {
     name: 'a mixed-type list',
     body: () => update(vm, '{"mixed": [1, "a", true]}'),
     code: 'BAD_USER_INPUT',
