@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { DateTime } from 'luxon';
+import { isoZoneProblem } from '../src/model/index.js';
 
 /** ISO-8601 in, ISO-8601 UTC out; anything luxon cannot read is refused with the value shown. */
 export const DateTimeScalar = new GraphQLScalarType({
@@ -29,6 +30,8 @@ function parseIso(value: unknown): string {
       extensions: { code: 'BAD_USER_INPUT' },
     });
   }
+  const zone = isoZoneProblem(value as string);
+  if (zone) throw new GraphQLError(`DateTime: ${zone}`, { extensions: { code: 'BAD_USER_INPUT' } });
   return dt.toUTC().toISO()!;
 }
 

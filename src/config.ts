@@ -136,6 +136,32 @@ export const ENV_SCHEMA = z.object({
     .describe(
       'YAML file listing any number of Proxmox clusters and vCenters to poll, each with its own URL, credentials, TLS and interval (see "Connect your estate").',
     ),
+  AITIA_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(1024 * 1024)
+    .describe('Largest request body /graphql and /mcp accept; larger answers 413 PAYLOAD_TOO_LARGE.'),
+  AITIA_CORS_ORIGINS: z
+    .string()
+    .regex(
+      /^https?:\/\/[^\s,]+(,\s*https?:\/\/[^\s,]+)*$/,
+      'must be a comma-separated list of origins, e.g. https://ops.lan',
+    )
+    .optional()
+    .describe(
+      'Origins allowed to call /graphql from a browser (comma-separated). Unset: none (GraphiQL is same-origin).',
+    ),
+  AITIA_PROXMOX_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024)
+    .describe(
+      'Largest Proxmox API answer read; a larger one is a failed call (the pass is partial, nothing marked missing).',
+    ),
   AITIA_CLOCK_SKEW_SECONDS: z.coerce
     .number()
     .int()
@@ -176,6 +202,8 @@ export interface Config {
     agentSeconds: number;
     /** Requests in flight at once toward the API. */
     maxConcurrentRequests: number;
+    /** Largest answer body read. */
+    maxAnswerBytes: number;
   };
   vcenter: {
     url: string | undefined;
@@ -189,6 +217,10 @@ export interface Config {
   };
   /** The sources file, resolved; read by `aitia serve` (src/sources-file.ts). */
   sourcesFile: string | undefined;
+  /** Largest request body accepted on /graphql and /mcp. */
+  maxBodyBytes: number;
+  /** Origins allowed cross-origin (none by default). */
+  corsOrigins: string[];
   logLevel: z.infer<typeof ENV_SCHEMA>['AITIA_LOG_LEVEL'];
   /** Seconds of provider clock disagreement the correlator tolerates. */
   clockSkewSeconds: number;
@@ -228,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       configRefreshSeconds: e.AITIA_PROXMOX_CONFIG_REFRESH_SECONDS,
       agentSeconds: e.AITIA_PROXMOX_AGENT_SECONDS,
       maxConcurrentRequests: e.AITIA_PROXMOX_MAX_CONCURRENT_REQUESTS,
+      maxAnswerBytes: e.AITIA_PROXMOX_MAX_ANSWER_BYTES,
     },
     vcenter: {
       url: e.AITIA_VCENTER_URL?.replace(/\/$/, ''),
@@ -240,6 +273,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollSeconds: e.AITIA_VCENTER_POLL_SECONDS,
     },
     sourcesFile: e.AITIA_SOURCES_FILE ? resolve(e.AITIA_SOURCES_FILE) : undefined,
+    maxBodyBytes: e.AITIA_MAX_BODY_BYTES,
+    corsOrigins: (e.AITIA_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/$/, ''))
+      .filter(Boolean),
     logLevel: e.AITIA_LOG_LEVEL,
     clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,
     token: e.AITIA_TOKEN,

@@ -43,7 +43,7 @@ export const eventsCommand: CliCommand = {
     try {
       const report = await importVcenterEvents(graph.driver, text, { server: values.server });
       ctx.print(
-        `${report.scope} events: received=${report.fetched} written=${report.events.written} new=${report.events.created} updated=${report.events.updated} skipped=${report.skipped.length} (${(report.durationMs / 1000).toFixed(1)} s)`,
+        `${report.scope} events: received=${report.fetched} written=${report.events.written} new=${report.events.created} updated=${report.events.updated} skipped=${report.skipped.length} conflicts=${report.conflicts.length} duplicates=${report.duplicates.length} (${(report.durationMs / 1000).toFixed(1)} s)`,
       );
       for (const s of report.skipped) ctx.print(`  skipped ${s.id ?? '?'}: ${s.reason}`);
       return report.skipped.length > 0 ? 1 : 0;

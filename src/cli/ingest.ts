@@ -86,6 +86,7 @@ async function proxmox(args: string[], ctx: CliContext): Promise<number> {
     caFile,
     insecure,
     maxConcurrent: ctx.config.proxmox.maxConcurrentRequests,
+    maxBodyBytes: ctx.config.proxmox.maxAnswerBytes,
   });
   const deps = await pipelineDeps(ctx);
   const graph = await ctx.openGraph();

@@ -85,7 +85,11 @@ export const serveCommand: CliCommand = {
         s.kind === 'vcenter' ? [[s.name, { server: s.server, secret: s.pushSecret }] as const] : [],
       ),
     );
-    const server = createHttpServer(deps, tokens, { pushSources });
+    const server = createHttpServer(deps, tokens, {
+      maxBodyBytes: config.maxBodyBytes,
+      corsOrigins: config.corsOrigins,
+      pushSources,
+    });
     const bound = await listen(server, config.host, config.port);
     log.info(
       { url: `${bound.url}/graphql`, neo4j: graph.uri, via: graph.via, tokens: tokens.size, demo },
@@ -107,6 +111,7 @@ export const serveCommand: CliCommand = {
             configRefreshSeconds: config.proxmox.configRefreshSeconds,
             agentSeconds: config.proxmox.agentSeconds,
             maxConcurrentRequests: config.proxmox.maxConcurrentRequests,
+            maxAnswerBytes: config.proxmox.maxAnswerBytes,
           },
         });
     // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).

@@ -1,4 +1,10 @@
-import { AttributeKeySchema, AttributeValueSchema, type AttributeValue } from './attributes.js';
+import {
+  ATTRIBUTE_LIMITS,
+  AttributeKeySchema,
+  attributeValueProblem,
+  AttributeValueSchema,
+  type AttributeValue,
+} from './attributes.js';
 
 /** Keys only the scheduler writes: health is derived from probes, never asserted. */
 export const SCHEDULER_OWNED_KEYS = ['health', 'last_check', 'last_check_at', 'lastCheckAt'] as const;
@@ -32,11 +38,20 @@ export interface AttributePlan {
  */
 export function planAttributeUpdate(
   input: unknown,
-  resource: { provider: string; providerAttributeKeys: readonly string[] },
+  resource: { id?: string; provider: string; providerAttributeKeys: readonly string[]; lifecycle?: string },
 ): { ok: true; plan: AttributePlan } | { ok: false; field: string; reason: string } {
+  if (resource.lifecycle === 'destroyed')
+    return { ok: false, field: 'id', reason: `resource ${resource.id ?? ''} is destroyed: it takes no more writes` };
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return { ok: false, field: 'attributes', reason: 'must be a JSON object of key → value' };
   }
+  const count = Object.keys(input).length;
+  if (count > ATTRIBUTE_LIMITS.perCall)
+    return {
+      ok: false,
+      field: 'attributes',
+      reason: `${count} keys in one call; the limit is ${ATTRIBUTE_LIMITS.perCall}`,
+    };
   const set: AttributePlan['set'] = {};
   const ignored: AttributePlan['ignored'] = [];
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
@@ -69,12 +84,18 @@ export function planAttributeUpdate(
       continue;
     }
     const v = AttributeValueSchema.safeParse(value);
-    if (!v.success)
+    if (!v.success) {
+      const custom = v.error.issues.find((i) => i.code === 'custom');
       return {
         ok: false,
         field: `attributes.${key}`,
-        reason: 'must be a string, number, boolean, or an array of those (max 256)',
+        reason:
+          custom?.message ??
+          `must be a string, number, boolean, or a list of one of those (max ${ATTRIBUTE_LIMITS.listItems})`,
       };
+    }
+    const whole = attributeValueProblem(v.data, { whole: true });
+    if (whole) return { ok: false, field: `attributes.${key}`, reason: whole };
     set[key] = v.data;
   }
   const written = Object.keys(set).length;

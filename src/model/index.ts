@@ -19,3 +19,4 @@ export * from './graphql-enums.js';
 export * from './feed.js';
 export * from './declared.js';
 export * from './approvals.js';
+export * from './timestamps.js';

@@ -121,3 +121,12 @@ export interface EdgeRecord {
   /** Set when a complete sync of its provider no longer saw this observed edge (e.g. after a migration). */
   missingSince: string | null;
 }
+
+/** UTF-8 bytes of a declared edge's `evidence` (a config line, not a document). */
+export const EVIDENCE_MAX_BYTES = 4 * 1024;
+
+/** Why a declared edge's evidence is refused, or null. */
+export function evidenceProblem(evidence: string | null | undefined): string | null {
+  const bytes = evidence ? new TextEncoder().encode(evidence).length : 0;
+  return bytes > EVIDENCE_MAX_BYTES ? `${bytes} bytes; the limit is ${EVIDENCE_MAX_BYTES} (4 KiB)` : null;
+}

@@ -15,6 +15,8 @@ export interface ProxmoxTuning {
   configRefreshSeconds: number;
   agentSeconds: number;
   maxConcurrentRequests: number;
+  /** Largest Proxmox answer read (AITIA_PROXMOX_MAX_ANSWER_BYTES); a larger one fails the call. */
+  maxAnswerBytes?: number;
 }
 
 /** The running pollers of every configured source. */
@@ -33,6 +35,7 @@ function build(spec: SourceSpec, tuning: ProxmoxTuning): { source: ObservationSo
       caFile: spec.caFile,
       insecure: spec.insecure,
       maxConcurrent: tuning.maxConcurrentRequests,
+      ...(tuning.maxAnswerBytes ? { maxBodyBytes: tuning.maxAnswerBytes } : {}),
     });
     const source = proxmoxSource(client, {
       tasks: { initialLookbackSeconds: spec.backfillHours * 3600 },

@@ -8,7 +8,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createRequestContext, type RequestContext } from '../../resolvers/context.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { authPlugin, principals } from './auth.js';
-import { makeMaskError } from './errors.js';
+import { codedErrors, makeMaskError } from './errors.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { buildSchema } from './graphql-schema.js';
 import type { TokenStore } from '../services/token-store.js';
@@ -27,7 +27,9 @@ const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => set
 export function createGraphqlApp(
   base: ServiceDeps,
   tokens: TokenStore,
+  options: { corsOrigins?: readonly string[] } = {},
 ): YogaServerInstance<Record<string, never>, RequestContext> {
+  const allowed = new Set(options.corsOrigins ?? []);
   // The operations that manage tokens act on the store that authenticates.
   const deps = { ...base, tokens };
   return createYoga<Record<string, never>, RequestContext>({
@@ -36,10 +38,17 @@ export function createGraphqlApp(
     graphiql: GRAPHIQL_DEFAULTS,
     renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
+    // No origin is allowed cross-origin unless AITIA_CORS_ORIGINS lists it (GraphiQL is same-origin);
+    // bearer tokens, not cookies: never Access-Control-Allow-Credentials.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      return origin && allowed.has(origin) ? { origin: [origin], credentials: false } : false;
+    },
     logging: false,
     maskedErrors: { maskError: makeMaskError(deps.log) },
     plugins: [
       authPlugin(deps),
+      codedErrors,
       selectionOrderedExecution,
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.

@@ -26,9 +26,20 @@ export function unauthenticatedMessage(token: string | null): string {
   return 'unknown bearer token';
 }
 
+/** Refused requests (HTTP 401) since the process started, by reason: there is no principal to audit. */
+const refusals = new Map<string, number>();
+
+function countRefusal(deps: ServiceDeps, reason: string): void {
+  const n = (refusals.get(reason) ?? 0) + 1;
+  refusals.set(reason, n);
+  const total = [...refusals.values()].reduce((a, b) => a + b, 0);
+  deps.log.warn({ reason, refusals: n, refusalsTotal: total }, 'request refused: HTTP 401');
+}
+
 /**
- * The principal of a bearer token, or why there is none. An expired token's refusal is counted,
- * logged and (the first time) audited; one check for every surface (/graphql, /mcp).
+ * The principal of a bearer token, or why there is none. Every refusal is counted in the log line
+ * it writes (`refusals` of its reason, `refusalsTotal`); an expired token's refusal is also counted
+ * by the token store and (the first time) audited; one check for every surface (/graphql, /mcp).
  */
 export async function authenticateBearer(
   deps: ServiceDeps,
@@ -37,6 +48,7 @@ export async function authenticateBearer(
 ): Promise<{ ok: true; principal: Principal } | { ok: false; message: string }> {
   const checked = token ? tokens.check(token) : null;
   if (checked?.ok) return { ok: true, principal: checked.principal };
+  countRefusal(deps, !token ? 'missing' : (checked?.reason ?? 'unknown'));
   if (checked?.reason === 'expired') return { ok: false, message: await refuseExpiredToken(deps, checked.entry) };
   return { ok: false, message: unauthenticatedMessage(token) };
 }

@@ -1,4 +1,4 @@
-import { createGraphQLError } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { AitiaError } from '../model/index.js';
 import type { Logger } from '../log.js';
 
@@ -53,3 +53,46 @@ export function makeMaskError(log: Logger) {
     return createGraphQLError(message, { ...(path ? { path } : {}), extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   };
 }
+
+/** graphql-armor's refusals, by message, and the code each answers with. */
+const LIMIT_CODES: ReadonlyArray<[RegExp, string]> = [
+  [/depth limit/i, 'QUERY_TOO_DEEP'],
+  [/aliases limit/i, 'TOO_MANY_ALIASES'],
+  [/token limit/i, 'TOO_MANY_TOKENS'],
+  [/directives limit/i, 'TOO_MANY_DIRECTIVES'],
+  [/cost limit/i, 'QUERY_TOO_COMPLEX'],
+];
+
+/** The code an error without one answers with: a named limit, else a request the schema refused. */
+export function codeFor(message: string, path: unknown): string {
+  for (const [re, code] of LIMIT_CODES) if (re.test(message)) return code;
+  return path === undefined ? 'GRAPHQL_VALIDATION_FAILED' : 'INTERNAL_SERVER_ERROR';
+}
+
+/**
+ * Every error leaves with an `extensions.code` and without internal detail: graphql-armor's limit
+ * refusals and variable coercion errors come without a code, yoga's request-parsing errors echo the
+ * parser's `originalError`. Applied to each result just before it is serialised.
+ */
+export const codedErrors: Plugin = {
+  onResultProcess({ result }) {
+    const results = Array.isArray(result) ? result : [result];
+    for (const r of results) {
+      const errors = (r as { errors?: unknown } | null)?.errors;
+      if (!Array.isArray(errors)) continue;
+      for (const e of errors as Array<{ message?: string; path?: unknown; extensions?: Record<string, unknown> }>) {
+        if (!e || typeof e !== 'object') continue;
+        const ext = e.extensions ?? {};
+        if (ext.originalError !== undefined) {
+          // yoga keeps a request error's HTTP status (400) only while originalError is there; it
+          // reads `http.spec: false` the same way.
+          const http = ext.http as Record<string, unknown> | undefined;
+          if (http?.spec) ext.http = { ...http, spec: false };
+          delete ext.originalError;
+        }
+        if (typeof ext.code !== 'string') ext.code = codeFor(String(e.message ?? ''), e.path);
+        if (!e.extensions) Object.assign(e, { extensions: ext });
+      }
+    }
+  },
+};

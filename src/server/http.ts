@@ -6,6 +6,16 @@ import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './g
 import { CLOUDEVENTS_PATH, createCloudEventsHandler, type PushSource } from './cloudevents-http.js';
 import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
+import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './request-limits.js';
+
+/** HTTP-level limits and policies (AITIA_MAX_BODY_BYTES, AITIA_CORS_ORIGINS). */
+export interface HttpOptions {
+  maxBodyBytes?: number;
+  /** Origins allowed cross-origin; none by default (GraphiQL is same-origin). */
+  corsOrigins?: readonly string[];
+  /** vCenters whose event broker may push CloudEvents, by source name (with their HMAC secrets). */
+  pushSources?: ReadonlyMap<string, PushSource>;
+}
 
 /**
  * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /events/cloudevents (pushed
@@ -13,13 +23,10 @@ import type { TokenStore } from '../services/token-store.js';
  * /readyz (Neo4j + migrations). The token store authenticates every request to /graphql and /mcp;
  * the token operations manage the same store.
  */
-export function createHttpServer(
-  deps: ServiceDeps,
-  tokens: TokenStore,
-  options: { pushSources?: ReadonlyMap<string, PushSource> } = {},
-): Server {
-  const yoga = createGraphqlApp(deps, tokens);
+export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options: HttpOptions = {}): Server {
+  const yoga = createGraphqlApp(deps, tokens, { corsOrigins: options.corsOrigins ?? [] });
   const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map());
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcp = createMcpHttpHandler(deps, tokens);
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
@@ -48,6 +55,7 @@ export function createHttpServer(
       else res.writeHead(404).end();
       return;
     }
+    if ((path === '/graphql' || path === '/mcp') && refuseOversizedBody(req, res, maxBody)) return;
     if (path === '/graphql') {
       void yoga.handle(req, res);
       return;

@@ -62,6 +62,8 @@ export interface EventIngestResult {
   created: number;
   updated: number;
   skipped: Array<{ item: string | null; reason: string }>;
+  conflicts: Array<{ item: string; reason: string }>;
+  duplicates: Array<{ item: string; reason: string }>;
 }
 
 /** Imports vCenter events (ingesters; audited); idempotent per event key. */
@@ -87,6 +89,8 @@ export function ingestVcenterEvents(
       created: report.events.created,
       updated: report.events.updated,
       skipped: report.skipped.map((s) => ({ item: s.id, reason: s.reason })),
+      conflicts: report.conflicts,
+      duplicates: report.duplicates,
     };
   });
 }

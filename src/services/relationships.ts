@@ -1,7 +1,14 @@
 import * as edges from '../graph/edges.js';
 import type { Direction } from '../graph/edges.js';
 import { IMPACT_TYPES, type Reached, traverse } from '../graph/traversal.js';
-import { AitiaError, badInput, type EdgeRecord, type RelationshipType, type ResourceRecord } from '../model/index.js';
+import {
+  AitiaError,
+  badInput,
+  type EdgeRecord,
+  evidenceProblem,
+  type RelationshipType,
+  type ResourceRecord,
+} from '../model/index.js';
 import { checkNewInboundEdge } from '../policy/index.js';
 import { audited } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -123,8 +130,12 @@ export function createRelationship(
 ): Promise<{ relationship: EdgeRecord; created: boolean }> {
   return audited(deps, principal, 'createRelationship', [input.source, input.target], async () => {
     assertCan(principal, 'relationship:declare');
+    const evidence = evidenceProblem(input.evidence);
+    if (evidence) throw badInput('input.evidence', evidence);
     const source = await resolveInputRef(deps, input.source, 'input.source');
     const target = await resolveInputRef(deps, input.target, 'input.target');
+    if (source.lifecycle === 'destroyed')
+      throw badInput('input.source', `resource ${source.id} is destroyed: it takes no more writes`);
     if (source.id === target.id)
       throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
     const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type)

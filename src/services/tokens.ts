@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { writeAudit } from '../graph/audit.js';
-import { badInput, type Role, RoleSchema, ROLES } from '../model/index.js';
+import { badInput, isoZoneProblem, type Role, RoleSchema, ROLES } from '../model/index.js';
 import { audited } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
@@ -77,6 +77,8 @@ export function parseCreateTokenInput(
   const at = DateTime.fromISO(input.expiresAt, { setZone: true });
   if (!at.isValid)
     throw badInput('input.expiresAt', `${JSON.stringify(input.expiresAt)} is not ISO-8601 (e.g. 2026-12-31T00:00:00Z)`);
+  const zone = isoZoneProblem(input.expiresAt);
+  if (zone) throw badInput('input.expiresAt', zone);
   const nowIso = DateTime.fromJSDate(now).toUTC().toISO({ suppressMilliseconds: true });
   if (at.toMillis() <= now.getTime()) throw badInput('input.expiresAt', `must be in the future (it is ${nowIso} now)`);
   return { name: input.name, role: role.data, expiresAt: at.toUTC().toISO({ suppressMilliseconds: true })! };

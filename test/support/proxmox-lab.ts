@@ -14,11 +14,18 @@ function bodyOf(table: RouteTable, key: string): { data: unknown } {
 
 /**
  * The lab recordings with the cluster renamed (tests build ids with their scope) and optional
- * edits: guests left out of /cluster/resources, or listing entries patched.
+ * edits: guests gone (`without`: left out of /cluster/resources and of their node's answers, as a
+ * deleted guest is), entries missing from /cluster/resources only (`listingOnly`: a partial
+ * listing), or listing entries patched.
  */
 export function labRoutes(
   clusterName: string,
-  edits: { without?: string[]; patchListing?: Record<string, Record<string, unknown>>; drop?: string[] } = {},
+  edits: {
+    without?: string[];
+    listingOnly?: string[];
+    patchListing?: Record<string, Record<string, unknown>>;
+    drop?: string[];
+  } = {},
 ): RouteTable {
   const table = loadRecordedRoutes(LAB_FIXTURES);
   const status = bodyOf(table, 'GET /cluster/status');
@@ -26,12 +33,16 @@ export function labRoutes(
   table.set('GET /cluster/status', { body: status });
   const listing = bodyOf(table, 'GET /cluster/resources');
   listing.data = (listing.data as Array<Record<string, unknown>>)
-    .filter((e) => !(edits.without ?? []).includes(String(e.id)))
+    .filter((e) => ![...(edits.without ?? []), ...(edits.listingOnly ?? [])].includes(String(e.id)))
     .map((e) => ({ ...e, ...(edits.patchListing?.[String(e.id)] ?? {}) }));
   table.set('GET /cluster/resources', { body: listing });
   // Task lists (the state poll reads them first): none recorded, so each node answers an empty list.
   for (const n of ['pve1', 'pve2', 'pve3']) table.set(`GET /nodes/${n}/tasks`, { body: { data: [], total: 0 } });
   for (const key of edits.drop ?? []) table.delete(key);
+  for (const key of [...table.keys()]) {
+    const m = /^GET \/nodes\/[^/]+\/((?:qemu|lxc)\/\d+)\//.exec(key);
+    if (m && (edits.without ?? []).includes(m[1]!)) table.delete(key);
+  }
   return table;
 }
 

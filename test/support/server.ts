@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createFeedBus, startFeedTail, type FeedBus } from '../../src/pipeline/bus.js';
-import { createHttpServer, listen } from '../../src/server/http.js';
+import { createHttpServer, type HttpOptions, listen } from '../../src/server/http.js';
 import type { PushSource } from '../../src/server/cloudevents-http.js';
 import { TokenStore, addToken } from '../../src/services/token-store.js';
 import type { Role } from '../../src/model/index.js';
@@ -36,6 +36,7 @@ export async function startTestServer(
     log?: Logger;
     now?: () => string;
     pushSources?: ReadonlyMap<string, PushSource>;
+    http?: HttpOptions;
   } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
@@ -51,7 +52,7 @@ export async function startTestServer(
   const server = createHttpServer(
     { driver, log, version: 'test', policy, bus, ...(options.now ? { now: options.now } : {}) },
     new TokenStore(file, { log }),
-    { pushSources: options.pushSources },
+    { ...options.http, pushSources: options.pushSources },
   );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {

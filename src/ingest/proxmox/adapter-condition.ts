@@ -11,6 +11,9 @@ import { ProxmoxApiError } from './client-error.js';
  * remediation is attached: it is about aitia's view, not the cluster), resolved by the next pass
  * that reads it.
  *
+ * Also opened by a pass that read the cluster but not every online node's guests (`nodes` names
+ * them, evidence kind `partial`).
+ *
  * Where it hangs: the cluster whose `api_url` attribute is the configured URL (or the cluster named
  * by /cluster/status if that much answered). A cluster never seen gets a placeholder resource
  * `proxmox:<url host:port>/cluster` (state unreachable, lifecycle provisioning, attribute
@@ -25,7 +28,7 @@ function placeholderId(apiUrl: string): string {
 /** Opens (or refreshes) the condition; returns the resource it was opened on. */
 export async function recordProxmoxUnreachable(
   driver: Driver,
-  input: { apiUrl: string; clusterName: string | null; error: unknown },
+  input: { apiUrl: string; clusterName: string | null; error: unknown; nodes?: readonly string[] },
   report: IngestReport,
 ): Promise<string> {
   const err = input.error;
@@ -59,8 +62,14 @@ export async function recordProxmoxUnreachable(
       },
     ]);
   }
-  const evidence =
-    err instanceof ProxmoxApiError
+  const evidence = input.nodes
+    ? {
+        apiUrl: input.apiUrl,
+        kind: 'partial',
+        nodes: input.nodes,
+        message: err instanceof Error ? err.message : String(err),
+      }
+    : err instanceof ProxmoxApiError
       ? {
           apiUrl: input.apiUrl,
           kind: err.kind,

@@ -134,7 +134,12 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
           size += c.length;
           if (size > maxBody)
             fail(
-              new ProxmoxApiError({ kind: 'malformed', method, path, detail: `answer larger than ${maxBody} bytes` }),
+              new ProxmoxApiError({
+                kind: 'malformed',
+                method,
+                path,
+                detail: `answer larger than ${maxBody} bytes (AITIA_PROXMOX_MAX_ANSWER_BYTES)`,
+              }),
             );
           else chunks.push(c);
         });

@@ -31,6 +31,8 @@ export interface GuestDetailsResult {
   /** Guests whose node list did not include them, asked on their own (status/current). */
   statusFallbacks: number;
   agentPings: number;
+  /** What each node's guest list answered, by `node|qemu` / `node|lxc`: the guest keys it listed. */
+  nodeLists: Map<string, ReadonlySet<string>>;
 }
 
 /** How the detail stage decides what to read. */
@@ -38,6 +40,11 @@ export interface GuestDetailsOptions {
   /** Nodes read at once, and guests worked on at once (the client bounds requests in flight). */
   concurrency: number;
   agentPing: boolean;
+  /**
+   * Nodes whose two guest lists are asked even when the listing places no guest of a family there
+   * (the nodes `/cluster/status` reports online): what they answer is checked against the listing.
+   */
+  nodes?: readonly string[];
   /** What earlier passes read; updated in place. */
   state: ProxmoxPollState;
   now: number;
@@ -84,6 +91,7 @@ export async function fetchGuestDetails(
     configReads: Object.fromEntries(CONFIG_READ_REASONS.map((r) => [r, 0])) as Record<ConfigReadReason, number>,
     statusFallbacks: 0,
     agentPings: 0,
+    nodeLists: new Map(),
   };
   const { state, now } = options;
   const silent = new Map<string, string>();
@@ -122,6 +130,7 @@ export async function fetchGuestDetails(
   // 1. One list per node and guest family: `qemu/101` → its entry, for the families each node answered.
   const byNode = new Map<string, Set<'qemu' | 'lxc'>>();
   for (const g of guests) byNode.set(g.node, (byNode.get(g.node) ?? new Set()).add(g.type));
+  for (const node of options.nodes ?? []) byNode.set(node, new Set(['qemu', 'lxc']));
   const listed = new Map<string, Map<string, unknown>>();
   await mapLimit([...byNode.keys()].sort(), options.concurrency, async (node) => {
     for (const type of ['qemu', 'lxc'] as const) {
@@ -139,6 +148,7 @@ export async function fetchGuestDetails(
         if (Number.isInteger(vmid) && vmid > 0) entries.set(`${type}/${vmid}`, entry);
       }
       listed.set(`${node}|${type}`, entries);
+      out.nodeLists.set(`${node}|${type}`, new Set(entries.keys()));
     }
   });
 

@@ -27,7 +27,10 @@ function attributes(entries: Record<string, Attributes[string] | undefined | nul
 export function clusterRow(input: ClusterListing, online: Set<string>): RawRow {
   const s = input.status;
   const total = Math.max(s.nodes.length, input.resources.nodes.length);
-  const up = online.size;
+  // A node /cluster/resources does not list at all but /cluster/status reports online counts as up:
+  // the listing is short (the pass is partial, see node-completeness.ts), the cluster is not degraded.
+  const listed = new Set(input.resources.nodes.map((n) => n.node));
+  const up = online.size + s.nodes.filter((n) => n.online === true && !listed.has(n.name)).length;
   const quorate = s.standalone ? true : s.quorate;
   const state = quorate === false || up < total ? 'degraded' : up === 0 ? 'unknown' : 'online';
   const rawState = `${s.standalone ? 'standalone' : `quorate:${quorate === null ? '?' : quorate ? 1 : 0}`}/${up} of ${total} nodes online`;

@@ -23,6 +23,7 @@ import {
 import { diffRequestCounts, type RequestCounts } from './request-stats.js';
 import { loadProxmoxInventory } from './inventory-load.js';
 import { onlineNodes, parseClusterResources, parseClusterStatus } from './inventory-parse.js';
+import { checkNodeCompleteness, statusOnlineNodes } from './node-completeness.js';
 import { transformProxmoxInventory } from './inventory-transform.js';
 
 /** Tuning for one Proxmox inventory pass. */
@@ -102,7 +103,9 @@ async function unreachable(
  * Staleness: only when every fetch of the cluster succeeded (`complete`) are resources of
  * `proxmox:<cluster>/…` not tagged by this pass marked missing, and observed edges likewise. A
  * failed or partial fetch (HTTP error, timeout, malformed JSON, a node that did not answer) marks
- * nothing; nothing is ever deleted. State changes are returned for the correlator.
+ * nothing; nothing is ever deleted. Every node `/cluster/status` reports online must answer with
+ * its guests, matching `/cluster/resources` ({@link checkNodeCompleteness}); one that does not
+ * makes the pass partial and keeps `adapter_unreachable` open on the cluster, naming the node. State changes are returned for the correlator.
  */
 export async function syncProxmox(
   driver: Driver,
@@ -160,6 +163,7 @@ export async function syncProxmox(
   const guests = resources.value.guests.filter((g) => online.has(g.node));
   const fetched = await fetchGuestDetails(client, cluster, guests, {
     concurrency: options.concurrency ?? 16,
+    nodes: statusOnlineNodes(status.value),
     agentPing: options.agentPing ?? true,
     state,
     now: (options.now ?? Date.now)(),
@@ -174,6 +178,8 @@ export async function syncProxmox(
   report.fetched += fetched.fetched;
   report.errors.push(...fetched.errors);
   report.skipped.push(...fetched.skipped);
+  const nodes = checkNodeCompleteness(cluster, status.value, resources.value, fetched.nodeLists);
+  report.errors.push(...nodes.errors);
   emitProgress(options.onProgress, 'fetch', report);
 
   const inventory = transformProxmoxInventory({
@@ -212,7 +218,16 @@ export async function syncProxmox(
     for (const id of state.pendingConfig) if (!listed.has(id)) state.pendingConfig.delete(id);
   }
 
-  await recordProxmoxReachable(driver, { apiUrl: client.baseUrl, clusterName: cluster }, report);
+  if (nodes.incomplete.length > 0) {
+    const err = new Error(
+      `node${nodes.incomplete.length > 1 ? 's' : ''} ${nodes.incomplete.join(', ')} online in /cluster/status did not answer with ${nodes.incomplete.length > 1 ? 'their' : 'its'} guests: the pass is partial`,
+    );
+    await recordProxmoxUnreachable(
+      driver,
+      { apiUrl: client.baseUrl, clusterName: cluster, error: err, nodes: nodes.incomplete },
+      report,
+    );
+  } else await recordProxmoxReachable(driver, { apiUrl: client.baseUrl, clusterName: cluster }, report);
   finishReport(report);
   report.requests = diffRequestCounts(client.requestCounts(), start);
   emitProgress(options.onProgress, 'done', report);

@@ -1,14 +1,19 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../../model/index.js';
-import { upsertEvents } from '../../graph/events.js';
+import { getEventsByIds, upsertEvents } from '../../graph/events.js';
 import type { EventRecord } from '../../model/events.js';
 import { createReport, finishReport, type IngestReport, newUpdateTag } from '../report.js';
+import { dedupeDocument, eventDifferences, type EventNotice } from './events-history.js';
 import { transformVcenterEvent } from './events-transform.js';
 import { isObject } from './payload.js';
 
 /** An ingest report plus what happened to the events. */
 export interface EventImportReport extends IngestReport {
   events: { transformed: number; written: number; created: number; updated: number };
+  /** Keys already stored with other content (refused, see events-history.ts) or differing copies in the document. */
+  conflicts: EventNotice[];
+  /** Keys that appear more than once in the document (imported once). */
+  duplicates: EventNotice[];
 }
 
 /** Keys under which exports and API answers hold the event list. */
@@ -52,7 +57,8 @@ function parseText(text: string, field: string): unknown {
  * Imports vCenter events for one server (ids are `vcenter:<server>/event/<key>`): VMOMI JSON,
  * PascalCase, pyVmomi references, CloudEvent envelopes, short govc records. Events that cannot be
  * read go to `skipped` with the reason; the rest are upserted idempotently (the same key twice is
- * one event) and linked to their resources when those exist.
+ * one event) and linked to their resources when those exist. A key already stored with other
+ * content is refused (`conflicts`); a key repeated in the document is reported (`duplicates`).
  */
 export async function importVcenterEvents(
   driver: Driver,
@@ -66,15 +72,40 @@ export async function importVcenterEvents(
   const report: EventImportReport = {
     ...createReport('vcenter', `vcenter:${options.server}`, newUpdateTag('vcenter-events')),
     events: { transformed: 0, written: 0, created: 0, updated: 0 },
+    conflicts: [],
+    duplicates: [],
   };
   report.fetched = items.length;
-  const events: EventRecord[] = [];
+  const read: Array<{ event: EventRecord; index: number }> = [];
   items.forEach((item, i) => {
     const r = transformVcenterEvent(item, { server: options.server });
-    if (r.ok) events.push(r.event);
+    if (r.ok) read.push({ event: r.event, index: i });
     else report.skipped.push({ what: 'row', id: `events[${i}]`, reason: r.reason });
   });
-  report.events.transformed = events.length;
+  report.events.transformed = read.length;
+  const doc = dedupeDocument(read);
+  report.duplicates = doc.duplicates;
+  report.conflicts = doc.conflicts;
+  // History is append-only: a stored key with other content is refused, never overwritten.
+  const stored = new Map(
+    (
+      await getEventsByIds(
+        driver,
+        doc.unique.map((e) => e.event.id),
+      )
+    ).map((e) => [e.id, e]),
+  );
+  const events: EventRecord[] = [];
+  for (const { event, index } of doc.unique) {
+    const before = stored.get(event.id);
+    const diff = before ? eventDifferences(before, event) : [];
+    if (diff.length === 0) events.push(event);
+    else
+      report.conflicts.push({
+        item: `events[${index}]`,
+        reason: `${event.id} is already recorded with other content (${diff.join(', ')}): history is append-only, the stored event is kept`,
+      });
+  }
   const written = await upsertEvents(driver, events);
   report.events.written = written.written;
   report.events.created = written.created;

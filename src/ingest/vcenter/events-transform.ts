@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { ActorKind, EventRecord, StatusClass } from '../../model/events.js';
 import type { Kind } from '../../model/kinds.js';
+import { isoZoneProblem } from '../../model/timestamps.js';
 import { vcenterEventTypeInfo } from './event-types.js';
 import { eventArgument, field, isObject, parseMoRef, stringField, type JsonObject, type MoRef } from './payload.js';
 
@@ -111,6 +112,8 @@ export function transformVcenterEvent(input: unknown, options: VcenterEventOptio
   const createdRaw = stringField(event, 'createdTime');
   const created = createdRaw ? DateTime.fromISO(createdRaw, { zone: 'utc' }) : null;
   if (!created?.isValid) return reject(`createdTime ${JSON.stringify(createdRaw)} is not an ISO-8601 time`);
+  const zone = isoZoneProblem(createdRaw!);
+  if (zone) return reject(`createdTime ${zone}`);
 
   // EventEx / ExtendedEvent carry their real type in eventTypeId; a govc record's lookup is by class.
   const rawType =

@@ -30,7 +30,13 @@ async function snapshot(c: string) {
   return records.map((r) => r.toObject());
 }
 
-type Scenario = { name: string; reached: boolean; inject: (s: ProxmoxStandin) => void };
+/**
+ * `opens`: whether adapter_unreachable opens on the cluster (the API was not read, or a node online
+ * in /cluster/status did not answer with its guests); `node` is then the node its evidence names.
+ */
+type Scenario = { name: string; opens: boolean; node?: string; inject: (s: ProxmoxStandin, c: string) => void };
+
+const PVE3_GUESTS = ['qemu/103', 'qemu/130', 'lxc/210'];
 
 /**
  * Each scenario: a good first pass, then a second pass where guest lxc/202 has vanished from the
@@ -40,33 +46,50 @@ type Scenario = { name: string; reached: boolean; inject: (s: ProxmoxStandin) =>
 const SCENARIOS: Scenario[] = [
   {
     name: 'HTTP 401 on every call',
-    reached: false,
+    opens: true,
     inject: (s) => s.fault(/.*/, { kind: 'status', status: 401, message: 'invalid token value!' }),
   },
   {
     name: 'HTTP 500 on /cluster/resources',
-    reached: false,
+    opens: true,
     inject: (s) => s.fault('/cluster/resources', { kind: 'status', status: 500, message: 'cfs-lock timeout' }),
   },
-  { name: 'timeout on /cluster/status', reached: false, inject: (s) => s.fault('/cluster/status', { kind: 'hang' }) },
+  { name: 'timeout on /cluster/status', opens: true, inject: (s) => s.fault('/cluster/status', { kind: 'hang' }) },
   {
     name: 'truncated JSON from /cluster/resources',
-    reached: false,
+    opens: true,
     inject: (s) => s.fault('/cluster/resources', { kind: 'truncate' }),
   },
-  { name: 'connection cut mid-answer', reached: false, inject: (s) => s.fault('/cluster/resources', { kind: 'cut' }) },
+  { name: 'connection cut mid-answer', opens: true, inject: (s) => s.fault('/cluster/resources', { kind: 'cut' }) },
   {
     name: 'truncated JSON from one guest config',
-    reached: true,
+    opens: false,
     inject: (s) => s.fault('/nodes/pve2/qemu/110/config', { kind: 'truncate' }),
   },
   {
     name: 'an unreadable status/current body (HTTP 200, no status)',
-    reached: true,
+    opens: false,
     inject: (s) => s.route('GET', '/nodes/pve1/qemu/101/status/current', { body: { data: { vmid: 101 } } }),
   },
-  { name: 'node pve3 not answering (595)', reached: true, inject: (s) => s.nodeDown('pve3') },
-  { name: 'node pve3 hanging (timeouts)', reached: true, inject: (s) => s.fault(/^\/nodes\/pve3\//, { kind: 'hang' }) },
+  { name: 'node pve3 not answering (595)', opens: true, node: 'pve3', inject: (s) => s.nodeDown('pve3') },
+  {
+    name: 'node pve3 hanging (timeouts)',
+    opens: true,
+    node: 'pve3',
+    inject: (s) => s.fault(/^\/nodes\/pve3\//, { kind: 'hang' }),
+  },
+  {
+    name: 'pve3 online in /cluster/status, its guests absent from /cluster/resources',
+    opens: true,
+    node: 'pve3',
+    inject: (s, c) => s.routes(labRoutes(c, { without: ['lxc/202'], listingOnly: PVE3_GUESTS })),
+  },
+  {
+    name: 'pve3 online in /cluster/status, absent with its guests from /cluster/resources',
+    opens: true,
+    node: 'pve3',
+    inject: (s, c) => s.routes(labRoutes(c, { without: ['lxc/202'], listingOnly: ['node/pve3', ...PVE3_GUESTS] })),
+  },
 ];
 
 describe('a failed or partial second sync marks nothing stale and deletes nothing', () => {
@@ -81,7 +104,7 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
       expect(before).toHaveLength(23);
 
       standin.routes(labRoutes(c, { without: ['lxc/202'] }));
-      scenario.inject(standin);
+      scenario.inject(standin, c);
       const bad = await syncProxmox(driver, standinClient(standin));
       standin.clearFaults();
 
@@ -95,7 +118,16 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
         { resourceId: `proxmox:${c}/cluster`, type: 'adapter_unreachable', status: 'open' },
         { first: 50 },
       );
-      expect(open.nodes).toHaveLength(scenario.reached ? 0 : 1);
+      expect(open.nodes).toHaveLength(scenario.opens ? 1 : 0);
+      if (scenario.node) {
+        expect(open.nodes[0]!.evidence).toMatchObject({ kind: 'partial', nodes: [scenario.node] });
+        expect(bad.errors.some((e) => e.scope === `proxmox:${c}/node/${scenario.node}`)).toBe(true);
+        // The node answering again with its guests resolves it.
+        standin.routes(labRoutes(c));
+        const again = await syncProxmox(driver, standinClient(standin));
+        expect(again.complete).toBe(true);
+        expect(again.conditions.resolved).toEqual([open.nodes[0]!.id]);
+      }
     });
   });
 
@@ -129,6 +161,28 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
 });
 
 describe('adapter_unreachable', () => {
+  it('a node online in /cluster/status but offline in /cluster/resources: partial, nothing missing, condition names it', async () => {
+    const c = `lab-${scope}-split`;
+    standin.routes(labRoutes(c));
+    expect((await syncProxmox(driver, standinClient(standin))).complete).toBe(true);
+    standin.routes(labRoutes(c, { without: ['lxc/202'], patchListing: { 'node/pve3': { status: 'offline' } } }));
+    const bad = await syncProxmox(driver, standinClient(standin));
+    expect(bad).toMatchObject({ complete: false, markedMissing: 0, edgesMarkedMissing: 0 });
+    expect(bad.errors).toContainEqual(
+      expect.objectContaining({
+        scope: `proxmox:${c}/node/pve3`,
+        message: 'node pve3 is online in /cluster/status but /cluster/resources lists it as offline',
+      }),
+    );
+    expect(await listMissingResources(driver, { scope: `proxmox:${c}` })).toEqual([]);
+    const open = await searchConditions(
+      driver,
+      { resourceId: `proxmox:${c}/cluster`, type: 'adapter_unreachable', status: 'open' },
+      { first: 50 },
+    );
+    expect(open.nodes.map((n) => n.evidence)).toEqual([expect.objectContaining({ kind: 'partial', nodes: ['pve3'] })]);
+  });
+
   it('opens on the cluster when the API fails, stays one condition, and resolves on the next success', async () => {
     const c = `lab-${scope}-down`;
     const cluster = `proxmox:${c}/cluster`;

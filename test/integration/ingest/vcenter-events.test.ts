@@ -90,6 +90,59 @@ describe('importVcenterEvents', () => {
     expect(again.events).toEqual({ transformed: 3, written: 3, created: 0, updated: 0 });
   });
 
+  it('history is append-only: a stored key re-pushed with other content is a conflict and changes nothing', async () => {
+    const key = 9920;
+    const event = { ...vmomi[0]!, key, chainId: key };
+    const first = await importVcenterEvents(driver, [event], { server });
+    expect(first.events.created).toBe(1);
+    const id = `vcenter:${server}/event/${key}`;
+    const [stored] = await getEventsByIds(driver, [id]);
+
+    const rewritten = { ...event, userName: 'VSPHERE.LOCAL\\mallory', createdTime: '2026-05-14T03:00:00Z' };
+    const again = await importVcenterEvents(driver, [rewritten], { server });
+    expect(again.events).toMatchObject({ written: 0, created: 0, updated: 0 });
+    expect(again.conflicts).toEqual([
+      {
+        item: 'events[0]',
+        reason: expect.stringMatching(/already recorded with other content \(actor, startedAt, endedAt\)/),
+      },
+    ]);
+    expect(await getEventsByIds(driver, [id])).toEqual([stored]);
+    // The same content again is no conflict (idempotent), in another zone notation too.
+    const same = await importVcenterEvents(driver, [{ ...event, createdTime: '2026-05-14T04:08:30.5+02:00' }], {
+      server,
+    });
+    expect(same.conflicts).toEqual([]);
+  });
+
+  it('a key twice in one document is imported once and reported; a differing copy is a conflict', async () => {
+    const a = { ...vmomi[1]!, key: 9930 };
+    const report = await importVcenterEvents(driver, [a, { ...a }, { ...a, createdTime: '2026-05-14T05:00:00Z' }], {
+      server,
+    });
+    expect(report.events).toMatchObject({ transformed: 3, written: 1, created: 1 });
+    expect(report.duplicates.map((d) => d.item)).toEqual(['events[1]', 'events[2]']);
+    expect(report.conflicts).toEqual([
+      { item: 'events[2]', reason: expect.stringMatching(/differs from events\[0\] \(startedAt, endedAt\)/) },
+    ]);
+    const [stored] = await getEventsByIds(driver, [`vcenter:${server}/event/9930`]);
+    expect(stored!.startedAt).toBe('2026-05-14T02:09:00Z');
+  });
+
+  it('a createdTime without a time zone is refused, not taken as UTC', async () => {
+    const report = await importVcenterEvents(
+      driver,
+      [{ ...vmomi[1]!, key: 9940, createdTime: '2026-05-14T02:09:00' }],
+      {
+        server,
+      },
+    );
+    expect(report.events.written).toBe(0);
+    expect(report.skipped).toEqual([
+      { what: 'row', id: 'events[0]', reason: expect.stringMatching(/createdTime .* has no time zone/) },
+    ]);
+  });
+
   it('refuses a server name that cannot be part of an id, writing nothing', async () => {
     await expect(importVcenterEvents(driver, vmomi, { server: 'vc 1' })).rejects.toThrow(/^server: /);
   });
@@ -119,7 +172,9 @@ describe('aitia events import', () => {
     expect(await eventsCommand.run(['import', '--provider', 'vcenter', '--server', server, '--file', file], ctx)).toBe(
       1,
     );
-    expect(lines[0]).toMatch(new RegExp(`^vcenter:${server} events: received=3 written=2 new=2 updated=0 skipped=1 `));
+    expect(lines[0]).toMatch(
+      new RegExp(`^vcenter:${server} events: received=3 written=2 new=2 updated=0 skipped=1 conflicts=0 duplicates=0 `),
+    );
     expect(lines[1]).toMatch(/^ {2}skipped events\[2\]: event class unknown/);
   });
 

@@ -1,0 +1,71 @@
+import { DateTime } from 'luxon';
+import type { EventRecord, StoredEventRecord } from '../../model/events.js';
+
+/**
+ * vCenter's event log is history: an event, once logged under its key, never changes. So a re-push
+ * of a key already stored must carry the same content; one that differs (who, what, when, outcome)
+ * is refused and reported as a conflict, never written over the stored one. The same key twice in
+ * one document is reported as a duplicate (the first copy is the one imported; a copy that differs
+ * is a conflict too). Where the resource link is concerned a re-push may still add what was not
+ * known (linking is not content).
+ */
+
+/** The fields that make up a logged event. */
+const CONTENT_FIELDS = [
+  'type',
+  'rawType',
+  'actor',
+  'actorKind',
+  'startedAt',
+  'endedAt',
+  'statusClass',
+  'statusText',
+  'message',
+  'objectId',
+  'hostId',
+  'chainId',
+] as const;
+
+function same(field: (typeof CONTENT_FIELDS)[number], a: unknown, b: unknown): boolean {
+  if ((field === 'startedAt' || field === 'endedAt') && typeof a === 'string' && typeof b === 'string')
+    return DateTime.fromISO(a, { setZone: true }).toMillis() === DateTime.fromISO(b, { setZone: true }).toMillis();
+  return (a ?? null) === (b ?? null);
+}
+
+/** The content fields in which two records of one key differ (empty: the same event). */
+export function eventDifferences(a: EventRecord | StoredEventRecord, b: EventRecord): string[] {
+  return CONTENT_FIELDS.filter((f) => !same(f, a[f], b[f]));
+}
+
+/** An event refused or folded, by its place in the document. */
+export interface EventNotice {
+  item: string;
+  reason: string;
+}
+
+/** Splits a document's events: the first copy of each key, duplicates and in-document conflicts. */
+export function dedupeDocument(events: ReadonlyArray<{ event: EventRecord; index: number }>): {
+  unique: Array<{ event: EventRecord; index: number }>;
+  duplicates: EventNotice[];
+  conflicts: EventNotice[];
+} {
+  const first = new Map<string, { event: EventRecord; index: number }>();
+  const duplicates: EventNotice[] = [];
+  const conflicts: EventNotice[] = [];
+  for (const e of events) {
+    const seen = first.get(e.event.id);
+    if (!seen) {
+      first.set(e.event.id, e);
+      continue;
+    }
+    const item = `events[${e.index}]`;
+    duplicates.push({ item, reason: `${e.event.id} is also events[${seen.index}]: imported once` });
+    const diff = eventDifferences(seen.event, e.event);
+    if (diff.length > 0)
+      conflicts.push({
+        item,
+        reason: `${e.event.id} differs from events[${seen.index}] (${diff.join(', ')}): the first copy was imported`,
+      });
+  }
+  return { unique: [...first.values()], duplicates, conflicts };
+}
