@@ -161,6 +161,8 @@ describe.skipIf(!bin)('many sources from a sources file, polled at once', () => 
       async () => [names.b, names.vc].every((n) => passes[n]!.filter((p) => p.at > start).length >= 2),
       120_000,
     );
+    // On time: a poller waiting on the hung one would need its first call to fail 3 × 10 s first.
+    expect(Date.now() - start).toBeLessThan(28_000);
     for (const n of [names.b, names.vc])
       expect(passes[n]!.filter((p) => p.at > start).every((p) => p.complete)).toBe(true);
     // A pass already past its reads when the fault came may still finish; none started later does.
