@@ -78,7 +78,7 @@ export const serveCommand: CliCommand = {
     }
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
-    if (demo) await runDemo(pipeline, { print: ctx.print });
+    if (demo) await runDemo(pipeline, { print: ctx.print, ownDatabase: !config.neo4j.uri });
     // vCenters whose broker may push CloudEvents, by source name (HMAC secret from the sources file).
     const pushSources = new Map(
       specs.flatMap((s) =>

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { createRelationship } from '../graph/edges.js';
-import { resetScope, resolveResource, upsertResources } from '../graph/resources.js';
-import { resourceId, type TransitionRecord } from '../model/index.js';
+import { claimDemoScope, resetScope, resolveResource, upsertResources } from '../graph/resources.js';
+import { AitiaError, resourceId, type TransitionRecord } from '../model/index.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import { observe } from '../pipeline/observe.js';
@@ -26,9 +26,29 @@ const serviceId = (name: string) => resourceId('manual', 'service', name);
  * stand-in on 127.0.0.1 serves the recorded answers; each step is one scheduler state poll (task
  * ingest → inventory → correlator → gate) at the step's recorded time. Replays from a clean slate.
  */
-export async function runDemo(deps: CorrelationDeps, options: { print: (line: string) => void }): Promise<DemoResult> {
+export async function runDemo(
+  deps: CorrelationDeps,
+  options: {
+    print: (line: string) => void;
+    /** The demo runs on its own embedded Neo4j: nothing in it can be anyone else's. */
+    ownDatabase?: boolean;
+  },
+): Promise<DemoResult> {
   const { print } = options;
   const { driver } = deps;
+  const prefix = `proxmox:${DEMO_CLUSTER}/`;
+  const claim = await claimDemoScope(
+    driver,
+    prefix,
+    DEMO_SERVICES.map((s) => serviceId(s.name)),
+    options.ownDatabase ?? false,
+  );
+  if (!claim.ok) {
+    throw new AitiaError(
+      'BAD_USER_INPUT',
+      `demo: this database already holds ${claim.foreign} resource(s) the demo did not create (e.g. ${claim.example}), under ${prefix} or named like its services — a real cluster named ${DEMO_CLUSTER}? The demo replays from a clean slate and will not delete them: run it on its own embedded Neo4j (unset NEO4J_URI) or on a database without them.`,
+    );
+  }
   await resetScope(
     driver,
     [`proxmox:${DEMO_CLUSTER}/`],

@@ -83,3 +83,32 @@ describe('the demo homelab', () => {
     expect(JSON.stringify(body, null, 2)).toBe(answer);
   });
 });
+
+describe('the demo keeps to its own data', () => {
+  it('refuses a database holding resources under its scope that it did not create, deleting nothing', async () => {
+    // Not the demo's: no DemoScope marker, and a real cluster named homelab has a node there.
+    await driver.executeQuery("MATCH (m:DemoScope {prefix: 'proxmox:homelab/'}) DELETE m");
+    const foreign = 'proxmox:homelab/node/real-pve1';
+    await driver.executeQuery(
+      "MERGE (r:Resource:Host {id: $id}) SET r.kind = 'host', r.provider = 'proxmox', r.name = 'real-pve1', r.state = 'online'",
+      { id: foreign },
+    );
+    try {
+      await expect(runDemo({ driver, suppression: 'shadow' }, { print: () => {} })).rejects.toMatchObject({
+        code: 'BAD_USER_INPUT',
+        message: expect.stringMatching(
+          /already holds \d+ resource\(s\) the demo did not create .*will not delete them/,
+        ),
+      });
+      const { records } = await driver.executeQuery('MATCH (r:Resource {id: $id}) RETURN count(r) AS n', {
+        id: foreign,
+      });
+      expect(records[0]!.get('n').toNumber()).toBe(1);
+      // On its own embedded database everything is the demo's: it claims the scope and replays.
+      const replay = await runDemo({ driver, suppression: 'shadow' }, { print: () => {}, ownDatabase: true });
+      expect(replay.transitions).toHaveLength(demo.transitions.length);
+    } finally {
+      await driver.executeQuery('MATCH (r:Resource {id: $id}) DETACH DELETE r', { id: foreign });
+    }
+  }, 180_000);
+});
