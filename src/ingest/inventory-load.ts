@@ -1,7 +1,12 @@
 import type { Driver } from 'neo4j-driver';
-import { clearAttributes, upsertResources } from '../graph/resources.js';
+import {
+  clearAttributes,
+  markUnseenResourcesMissing,
+  refreshEdgeStaleness,
+  upsertResources,
+} from '../graph/resources.js';
 import { upsertEdges } from '../graph/edges.js';
-import type { EdgeInput, ResourceInput } from '../model/index.js';
+import type { EdgeInput, Kind, ResourceInput } from '../model/index.js';
 import type { IngestReport } from './report.js';
 
 /** A validated resource row and the attribute keys its source owns but no longer reports. */
@@ -62,4 +67,31 @@ export async function loadInventory(
     for (const s of res.skipped)
       report.skipped.push({ what: 'edge', id: `${s.edge.type} ${s.edge.fromId} -> ${s.edge.toId}`, reason: s.reason });
   });
+}
+
+/**
+ * Staleness, after a load: only a complete pass marks the resources of `scope` it no longer saw as
+ * missing and their edges from `source` as stale; any pass refreshes the edges it did see. Counts go
+ * into `report`.
+ */
+export async function markStaleness(
+  driver: Driver,
+  report: IngestReport,
+  pass: { scope: string; source: string; updateTag: string; observedAt: string; kinds?: readonly Kind[] | null },
+): Promise<void> {
+  const { scope, source, updateTag, observedAt: at } = pass;
+  const kinds = pass.kinds ? { kinds: pass.kinds } : {};
+  if (report.complete) {
+    const marked = await markUnseenResourcesMissing(driver, { scope, updateTag, at, ...kinds });
+    report.markedMissing = marked.newlyMarked;
+  }
+  const edges = await refreshEdgeStaleness(driver, {
+    scope,
+    source,
+    updateTag,
+    markUnseen: report.complete,
+    at,
+    ...kinds,
+  });
+  report.edgesMarkedMissing = edges.marked;
 }

@@ -1,10 +1,9 @@
 import type { Driver } from 'neo4j-driver';
 import { upsertEdges, withdrawInferredEdges } from '../../graph/edges.js';
 import { type IdentityFacts, listIdentityFacts } from '../../graph/resource-queries.js';
-import type { EdgeInput } from '../../model/index.js';
 import { newUpdateTag } from '../report.js';
 import { identityKeys, matchIdentities } from './identity-match.js';
-import { MANIFESTS_AS_SOURCE, resolveManifestsAs } from './manifests-as.js';
+import { inferredEdgeOf, MANIFESTS_AS_SOURCE, resolveManifestsAs } from './manifests-as.js';
 
 /**
  * The `manifests_as` resolver after every complete pass, incrementally. The tracker remembers each
@@ -58,18 +57,9 @@ export function createIdentityTracker(options: { idPrefixes?: readonly string[] 
     for (const f of facts) if (identityKeys(f).some((k) => values.has(k))) affected.add(f.id);
 
     const updateTag = newUpdateTag('resolver');
-    const edges: EdgeInput[] = matchIdentities(facts)
+    const edges = matchIdentities(facts)
       .matches.filter((m) => affected.has(m.fromId) || affected.has(m.toId))
-      .map((m) => ({
-        type: 'MANIFESTS_AS',
-        fromId: m.fromId,
-        toId: m.toId,
-        provenance: 'inferred',
-        source: MANIFESTS_AS_SOURCE,
-        rule: m.rule,
-        confidence: m.confidence,
-        evidence: m.evidence,
-      }));
+      .map(inferredEdgeOf);
     const written = await upsertEdges(driver, edges, { updateTag });
     const { withdrawn } = await withdrawInferredEdges(driver, {
       source: MANIFESTS_AS_SOURCE,

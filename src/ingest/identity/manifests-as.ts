@@ -18,6 +18,20 @@ export { matchIdentities, IDENTITY_RULES, type IdentityMatch, type IdentityRule 
 export const MANIFESTS_AS_SOURCE = 'resolver:manifests_as';
 
 /** What one resolver run matched, wrote and withdrew. */
+/** The inferred MANIFESTS_AS edge a match asserts, under the resolver's name. */
+export function inferredEdgeOf(m: IdentityMatch): EdgeInput {
+  return {
+    type: 'MANIFESTS_AS',
+    fromId: m.fromId,
+    toId: m.toId,
+    provenance: 'inferred',
+    source: MANIFESTS_AS_SOURCE,
+    rule: m.rule,
+    confidence: m.confidence,
+    evidence: m.evidence,
+  };
+}
+
 export interface ManifestsAsResult {
   matches: IdentityMatch[];
   ambiguous: AmbiguousValue[];
@@ -41,16 +55,7 @@ export async function resolveManifestsAs(
   const facts = await listIdentityFacts(driver, { idPrefixes: options.idPrefixes ?? null });
   const { matches, ambiguous } = matchIdentities(facts, options.rules ?? IDENTITY_RULES);
   const updateTag = newUpdateTag('resolver');
-  const edges: EdgeInput[] = matches.map((m) => ({
-    type: 'MANIFESTS_AS',
-    fromId: m.fromId,
-    toId: m.toId,
-    provenance: 'inferred',
-    source: MANIFESTS_AS_SOURCE,
-    rule: m.rule,
-    confidence: m.confidence,
-    evidence: m.evidence,
-  }));
+  const edges = matches.map(inferredEdgeOf);
   const written = await upsertEdges(driver, edges, { updateTag, batchSize: options.batchSize });
   // A run limited to some rules only withdraws edges it could have re-asserted.
   let withdrawn = 0;

@@ -9,6 +9,7 @@ import {
   statusError,
   transportError,
 } from './client-error.js';
+import { boundedRequest } from '../bounded-request.js';
 import { emptyRequestCounts, requestCategory, type RequestCounts } from './request-stats.js';
 
 export { ProxmoxApiError, isRetryable, type ProxmoxErrorKind } from './client-error.js';
@@ -104,82 +105,32 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
   let pausedUntil = 0;
   const headers = { Authorization: `PVEAPIToken=${options.token}`, Accept: 'application/json' };
 
-  function once(method: 'GET' | 'POST', path: string, url: URL, form: string | null): Promise<RawAnswer> {
-    return new Promise((resolve, reject) => {
-      const extra: Record<string, string | number> =
-        form === null
-          ? {}
-          : { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form) };
-      const req = (isHttps ? https : http).request(url, { method, agent, headers: { ...headers, ...extra } });
-      let settled = false;
-      const fail = (err: ProxmoxApiError) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        req.destroy();
-        reject(err);
-      };
-      const timer = setTimeout(
-        () =>
-          fail(
-            new ProxmoxApiError({ kind: 'timeout', method, path, detail: `no complete answer within ${timeoutMs} ms` }),
-          ),
-        timeoutMs,
-      );
-      req.on('error', (err) => fail(transportError(method, path, err)));
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > maxBody)
-            fail(
-              new ProxmoxApiError({
-                kind: 'malformed',
-                method,
-                path,
-                detail: `answer larger than ${maxBody} bytes (AITIA_PROXMOX_MAX_ANSWER_BYTES)`,
-              }),
-            );
-          else chunks.push(c);
-        });
-        // A connection cut mid-body (close before a complete message, or an error) is a transport failure.
-        res.on('close', () => {
-          if (!res.complete)
-            fail(
-              new ProxmoxApiError({
-                kind: 'network',
-                method,
-                path,
-                detail: 'connection closed before the answer was complete',
-              }),
-            );
-        });
-        res.on('error', (err) => fail(transportError(method, path, err)));
-        res.on('end', () => {
-          if (settled) return;
-          if (!res.complete)
-            return fail(
-              new ProxmoxApiError({
-                kind: 'network',
-                method,
-                path,
-                detail: 'connection closed before the answer was complete',
-              }),
-            );
-          settled = true;
-          clearTimeout(timer);
-          const retryAfter = res.headers['retry-after'];
-          resolve({
-            status: res.statusCode ?? 0,
-            statusMessage: res.statusMessage ?? '',
-            body: Buffer.concat(chunks).toString('utf8'),
-            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-          });
-        });
-      });
-      req.end(form ?? undefined);
-    });
+  async function once(method: 'GET' | 'POST', path: string, url: URL, form: string | null): Promise<RawAnswer> {
+    const extra: Record<string, string | number> =
+      form === null
+        ? {}
+        : { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form) };
+    const answer = await boundedRequest(
+      url,
+      { method, agent, headers: { ...headers, ...extra }, body: form, timeoutMs, maxBodyBytes: maxBody },
+      (f) => {
+        if (f.kind === 'transport') return transportError(method, path, f.err);
+        const [kind, detail] =
+          f.kind === 'timeout'
+            ? (['timeout', `no complete answer within ${timeoutMs} ms`] as const)
+            : f.kind === 'too_large'
+              ? (['malformed', `answer larger than ${maxBody} bytes (AITIA_PROXMOX_MAX_ANSWER_BYTES)`] as const)
+              : (['network', 'connection closed before the answer was complete'] as const);
+        return new ProxmoxApiError({ kind, method, path, detail });
+      },
+    );
+    const retryAfter = answer.headers['retry-after'];
+    return {
+      status: answer.status,
+      statusMessage: answer.statusMessage,
+      body: answer.body,
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+    };
   }
 
   function parse(method: 'GET' | 'POST', path: string, answer: RawAnswer): unknown {

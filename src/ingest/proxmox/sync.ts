@@ -1,5 +1,4 @@
 import type { Driver } from 'neo4j-driver';
-import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/resources.js';
 import { isoNow } from '../../graph/statements.js';
 import {
   createReport,
@@ -21,6 +20,7 @@ import {
   type ProxmoxPollState,
 } from './poll-state.js';
 import { diffRequestCounts, type RequestCounts } from './request-stats.js';
+import { markStaleness } from '../inventory-load.js';
 import { loadProxmoxInventory } from './inventory-load.js';
 import { onlineNodes, parseClusterResources, parseClusterStatus } from './inventory-parse.js';
 import { checkNodeCompleteness, statusOnlineNodes } from './node-completeness.js';
@@ -197,18 +197,7 @@ export async function syncProxmox(
   await loadProxmoxInventory(driver, inventory, { updateTag, observedAt, batchSize: options.batchSize }, report);
   emitProgress(options.onProgress, 'load', report);
 
-  if (report.complete) {
-    const marked = await markUnseenResourcesMissing(driver, { scope: report.scope, updateTag, at: observedAt });
-    report.markedMissing = marked.newlyMarked;
-  }
-  const edges = await refreshEdgeStaleness(driver, {
-    scope: report.scope,
-    source: inventory.scope,
-    updateTag,
-    markUnseen: report.complete,
-    at: observedAt,
-  });
-  report.edgesMarkedMissing = edges.marked;
+  await markStaleness(driver, report, { scope: report.scope, source: inventory.scope, updateTag, observedAt });
   emitProgress(options.onProgress, 'staleness', report);
 
   // Guests the cluster no longer lists are forgotten (a returning VMID is a first sight again).

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { boundedRequest } from '../bounded-request.js';
 import { soapFault, VsphereApiError, vsphereTransportError } from './client-error.js';
 import { child, escapeXml, parseXml, XmlError, type XmlElement } from './xml.js';
 
@@ -97,57 +98,29 @@ export function createVsphereClient(options: VsphereClientOptions): VsphereClien
   let content: ServiceContent | null = null;
   let sent = 0;
 
-  function post(method: string, xml: string): Promise<{ status: number; body: string; cookie: string | null }> {
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = {
-        'Content-Type': 'text/xml; charset=utf-8',
-        SOAPAction: 'urn:vim25/7.0',
-        'Content-Length': Buffer.byteLength(xml),
-        ...(cookie ? { Cookie: cookie } : {}),
-      };
-      const req = (isHttps ? https : http).request(url, { method: 'POST', agent, headers });
-      let settled = false;
-      const fail = (err: VsphereApiError) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        req.destroy();
-        reject(err);
-      };
-      const timer = setTimeout(
-        () =>
-          fail(new VsphereApiError({ kind: 'timeout', method, detail: `no complete answer within ${timeoutMs} ms` })),
-        timeoutMs,
-      );
-      req.on('error', (err) => fail(vsphereTransportError(method, err)));
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > maxBody)
-            fail(new VsphereApiError({ kind: 'malformed', method, detail: `answer larger than ${maxBody} bytes` }));
-          else chunks.push(c);
-        });
-        res.on('error', (err) => fail(vsphereTransportError(method, err)));
-        res.on('close', () => {
-          if (!res.complete)
-            fail(new VsphereApiError({ kind: 'network', method, detail: 'connection closed mid-answer' }));
-        });
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          const set = res.headers['set-cookie']?.find((c) => c.startsWith('vmware_soap_session='));
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            cookie: set ? set.split(';', 1)[0]! : null,
-          });
-        });
-      });
-      req.end(xml);
-    });
+  async function post(method: string, xml: string): Promise<{ status: number; body: string; cookie: string | null }> {
+    const headers = {
+      'Content-Type': 'text/xml; charset=utf-8',
+      SOAPAction: 'urn:vim25/7.0',
+      'Content-Length': Buffer.byteLength(xml),
+      ...(cookie ? { Cookie: cookie } : {}),
+    };
+    const answer = await boundedRequest(
+      url,
+      { method: 'POST', agent, headers, body: xml, timeoutMs, maxBodyBytes: maxBody },
+      (f) => {
+        if (f.kind === 'transport') return vsphereTransportError(method, f.err);
+        const [kind, detail] =
+          f.kind === 'timeout'
+            ? (['timeout', `no complete answer within ${timeoutMs} ms`] as const)
+            : f.kind === 'too_large'
+              ? (['malformed', `answer larger than ${maxBody} bytes`] as const)
+              : (['network', 'connection closed mid-answer'] as const);
+        return new VsphereApiError({ kind, method, detail });
+      },
+    );
+    const set = answer.headers['set-cookie']?.find((c) => c.startsWith('vmware_soap_session='));
+    return { status: answer.status, body: answer.body, cookie: set ? set.split(';', 1)[0]! : null };
   }
 
   /** One request: the response element, or a typed error (HTTP status, SOAP fault, unreadable XML). */

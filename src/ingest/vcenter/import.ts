@@ -1,8 +1,7 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../../model/index.js';
-import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/resources.js';
 import { isoNow } from '../../graph/statements.js';
-import { loadInventory } from '../inventory-load.js';
+import { loadInventory, markStaleness } from '../inventory-load.js';
 import {
   createReport,
   emitProgress,
@@ -63,24 +62,13 @@ export async function importVcenterInventory(
   );
   emitProgress(options.onProgress, 'load', report);
 
-  if (report.complete) {
-    const marked = await markUnseenResourcesMissing(driver, {
-      scope: inventory.scope,
-      updateTag,
-      kinds: inventory.kinds,
-      at: observedAt,
-    });
-    report.markedMissing = marked.newlyMarked;
-  }
-  const edges = await refreshEdgeStaleness(driver, {
+  await markStaleness(driver, report, {
     scope: inventory.scope,
     source: inventory.scope,
     updateTag,
-    markUnseen: report.complete,
+    observedAt,
     kinds: inventory.kinds,
-    at: observedAt,
   });
-  report.edgesMarkedMissing = edges.marked;
   finishReport(report);
   emitProgress(options.onProgress, 'done', report);
   return report;

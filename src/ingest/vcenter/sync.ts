@@ -2,10 +2,9 @@ import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
 import { linkEventsToResources, upsertEvents } from '../../graph/events.js';
-import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../../graph/resources.js';
 import { isoNow } from '../../graph/statements.js';
 import type { EventRecord } from '../../model/events.js';
-import { loadInventory } from '../inventory-load.js';
+import { loadInventory, markStaleness } from '../inventory-load.js';
 import {
   createReport,
   emitProgress,
@@ -151,18 +150,7 @@ export async function syncVcenter(
   await linkEventsToResources(driver, written.unlinkedResourceIds);
   emitProgress(options.onProgress, 'load', report);
 
-  if (report.complete) {
-    const marked = await markUnseenResourcesMissing(driver, { scope: report.scope, updateTag, at: observedAt });
-    report.markedMissing = marked.newlyMarked;
-  }
-  const edges = await refreshEdgeStaleness(driver, {
-    scope: report.scope,
-    source: inventory.scope,
-    updateTag,
-    markUnseen: report.complete,
-    at: observedAt,
-  });
-  report.edgesMarkedMissing = edges.marked;
+  await markStaleness(driver, report, { scope: report.scope, source: inventory.scope, updateTag, observedAt });
   emitProgress(options.onProgress, 'staleness', report);
   if (report.complete) await recordVcenterReachable(driver, { server, url: client.url }, report);
   report.calls = client.requestCount() - startCalls;
