@@ -195,8 +195,12 @@ export async function listIdentityFacts(
     `MATCH (r:Resource)
      WHERE r.kind IN ['host', 'vm', 'lxc'] AND r.provider IN ['proxmox', 'vcenter']
        AND ($prefixes IS NULL OR any(p IN $prefixes WHERE r.id STARTS WITH p))
+     // Only values a provider wrote (providerAttrKeys): an agent's serial_number matches nothing.
+     WITH r, coalesce(r.providerAttrKeys, []) AS observed
      RETURN r.id AS id, r.kind AS kind, r.provider AS provider, r.name AS name,
-            r.\`attr.mac_addresses\` AS macs, r.\`attr.smbios_uuid\` AS uuid, r.\`attr.serial_number\` AS serial
+            CASE WHEN 'mac_addresses' IN observed THEN r.\`attr.mac_addresses\` END AS macs,
+            CASE WHEN 'smbios_uuid' IN observed THEN r.\`attr.smbios_uuid\` END AS uuid,
+            CASE WHEN 'serial_number' IN observed THEN r.\`attr.serial_number\` END AS serial
      ORDER BY r.id`,
     { prefixes: options.idPrefixes ? [...options.idPrefixes] : null },
     { routing: 'READ' },

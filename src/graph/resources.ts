@@ -151,7 +151,12 @@ export async function upsertResources(
                              WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active')
                              ELSE r.lifecycle END,
           r.lifecycleBeforeMissing = null
-      SET r += row.attrs, r.providerAttrKeys = row.attrKeys
+      // providerAttrKeys: every key whose stored value a provider wrote (this pass's, and earlier
+      // ones still stored: a partial read leaves them as they were). Readers that take a fact as
+      // authority (the gate's preflight, the identity resolver) read only these.
+      SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
+                                WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
+      SET r += row.attrs
       REMOVE r.created
       RETURN row.id AS id, previous, row.state AS state, created`;
     await inBatches(kindRows, options.batchSize ?? 1000, async (batch) => {
@@ -288,12 +293,18 @@ export async function clearAttributes(
       for (const k of r.keys) {
         if (!AttributeKeySchema.safeParse(k).success) throw new Error(`not an attribute key: ${JSON.stringify(k)}`);
       }
-      return { id: r.id, nulls: Object.fromEntries(r.keys.map((k) => [ATTRIBUTE_PREFIX + k, null])) };
+      return {
+        id: r.id,
+        keys: [...r.keys],
+        nulls: Object.fromEntries(r.keys.map((k) => [ATTRIBUTE_PREFIX + k, null])),
+      };
     });
   let touched = 0;
   await inBatches(params, options.batchSize ?? 1000, async (batch) => {
     const { records } = await driver.executeQuery(
-      'UNWIND $rows AS row MATCH (r:Resource {id: row.id}) SET r += row.nulls RETURN count(r) AS n',
+      `UNWIND $rows AS row MATCH (r:Resource {id: row.id})
+       SET r += row.nulls, r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, []) WHERE NOT k IN row.keys]
+       RETURN count(r) AS n`,
       { rows: batch },
     );
     touched += Number(records[0]?.get('n') ?? 0);

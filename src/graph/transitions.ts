@@ -402,7 +402,9 @@ export async function correlationContexts(
        } | properties(e)] AS hostActivity
      }
      RETURN i, r.name AS name, hostId, node,
-       coalesce(r.\`attr.ha_managed\`, r.\`attr.hastate\` IS NOT NULL, false) AS haManaged,
+       // Provider-written HA facts only (providerAttrKeys): an agent's hastate attributes nothing.
+       coalesce(CASE WHEN 'ha_managed' IN coalesce(r.providerAttrKeys, []) THEN r.\`attr.ha_managed\` END,
+                'hastate' IN coalesce(r.providerAttrKeys, []) AND r.\`attr.hastate\` IS NOT NULL, false) AS haManaged,
        EXISTS { MATCH (t:Transition {id: row.tid}) } AS exists,
        [e IN COLLECT { ${candidateEventBranches('row.rid', 'row.from', 'row.to')} } | properties(e)] AS candidates,
        coalesce(hostActivity, []) AS hostActivity,

@@ -5,6 +5,8 @@ import {
   AttributeValueSchema,
   type AttributeValue,
 } from './attributes.js';
+import type { Kind, Provider } from './kinds.js';
+import { reservedAttributeReason } from './provider-attributes.js';
 
 /** Keys only the scheduler writes: health is derived from probes, never asserted. */
 export const SCHEDULER_OWNED_KEYS = ['health', 'last_check', 'last_check_at', 'lastCheckAt'] as const;
@@ -34,11 +36,20 @@ export interface AttributePlan {
 
 /**
  * Splits an agent's attribute update into what may be written and what is ignored (with the
- * reason). Returns an error naming the first invalid key or value: then nothing is written.
+ * reason). Every key a provider can report for the resource's kind is ignored on a provider
+ * resource, whether or not the last pass reported it (PROVIDER_ATTRIBUTE_KEYS), and so is any
+ * other key the provider wrote. Returns an error naming the first invalid key or value: then
+ * nothing is written.
  */
 export function planAttributeUpdate(
   input: unknown,
-  resource: { id?: string; provider: string; providerAttributeKeys: readonly string[]; lifecycle?: string },
+  resource: {
+    id?: string;
+    kind: Kind;
+    provider: Provider;
+    providerAttributeKeys: readonly string[];
+    lifecycle?: string;
+  },
 ): { ok: true; plan: AttributePlan } | { ok: false; field: string; reason: string } {
   if (resource.lifecycle === 'destroyed')
     return { ok: false, field: 'id', reason: `resource ${resource.id ?? ''} is destroyed: it takes no more writes` };
@@ -68,6 +79,11 @@ export function planAttributeUpdate(
     }
     if ((SYSTEM_FIELDS as readonly string[]).includes(key)) {
       ignored.push({ key, reason: `${key} is maintained by aitia itself` });
+      continue;
+    }
+    const reserved = reservedAttributeReason(resource.provider, resource.kind, key);
+    if (reserved) {
+      ignored.push({ key, reason: reserved });
       continue;
     }
     if (resource.providerAttributeKeys.includes(key)) {

@@ -10,6 +10,7 @@ export * from './roles.js';
 export * from './states.js';
 export * from './vcenter-states.js';
 export * from './attribute-ownership.js';
+export * from './provider-attributes.js';
 export * from './checks.js';
 export * from './check-input.js';
 export * from './collections.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Kind } from './kinds.js';
+import type { Kind, Provider } from './kinds.js';
+import type { Role } from './roles.js';
 
 /**
  * Relationship types, UPPER_SNAKE, read "source <verb> target": (vm)-[:RUNS_ON]->(host),
@@ -78,6 +79,54 @@ export function refusePair(type: RelationshipType, source: Kind, target: Kind): 
   if (isAllowedPair(type, source, target)) return null;
   const allowed = RELATIONSHIP_RULES[type].allowed.map(([s, t]) => `${s}→${t}`).join(', ');
   return `${type} is not allowed from ${source} to ${target} (allowed: ${allowed})`;
+}
+
+/** Placement types: a provider observes them between its resources; nobody declares one there. */
+export const OBSERVED_ONLY_TYPES = ['RUNS_ON', 'MEMBER_OF', 'STORED_ON'] as const satisfies readonly RelationshipType[];
+
+/** One end of an edge a principal declares, as the authority rule reads it. */
+export interface DeclaredEnd {
+  id: string;
+  provider: Provider;
+  /** Who declared it, for a `manual:` resource a principal declared; else null. */
+  declaredBy: string | null;
+}
+
+/**
+ * Who may declare which edge (pure). Facts about provider resources are the providers' and the
+ * resolver's, never a principal's word: between provider resources anyone may declare DEPENDS_ON;
+ * RUNS_ON, MEMBER_OF and STORED_ON are observed only; MANIFESTS_AS is observed or inferred, or
+ * declared by an operator. A `manual:` resource carries a declared placement (RUNS_ON a VM…) from
+ * its declarer or an operator. Returns the refused field and the reason, or null.
+ */
+export function declaredEdgeProblem(
+  type: RelationshipType,
+  source: DeclaredEnd,
+  principal: { name: string; role: Role },
+): { field: string; reason: string } | null {
+  if (type === 'DEPENDS_ON') return null;
+  if (type === 'MANIFESTS_AS') {
+    return principal.role === 'operator'
+      ? null
+      : {
+          field: 'input.type',
+          reason:
+            'MANIFESTS_AS is observed by a provider or inferred by the identity resolver from provider-reported SMBIOS UUIDs, MACs and serials; only an operator may declare one (agents may declare DEPENDS_ON)',
+        };
+  }
+  if (source.provider !== 'manual') {
+    return {
+      field: 'input.type',
+      reason: `${type} from ${source.id} is observed by its ${source.provider} provider, never declared: a principal's ${type} would contradict what ${source.provider} reports (between provider resources only DEPENDS_ON may be declared, or MANIFESTS_AS by an operator)`,
+    };
+  }
+  if (principal.role !== 'operator' && source.declaredBy !== principal.name) {
+    return {
+      field: 'input.source',
+      reason: `${source.id} was ${source.declaredBy ? `declared by ${source.declaredBy}` : 'not declared by a principal'}: only its declarer or an operator may declare its ${type}`,
+    };
+  }
+  return null;
 }
 
 /** Which edges of a resource a read follows: leaving it (OUT), arriving at it (IN), or both. */

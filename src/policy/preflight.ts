@@ -17,11 +17,12 @@ export function guestAgentBlockedMessage(vmName: string): string {
 /**
  * Preflight checks for `action` on `target`. `run` on a vm goes through `qm guest exec`, which
  * needs the QEMU guest agent; failing here is fast and actionable, instead of a queued command
- * that never runs.
+ * that never runs. Only what the provider observed counts (`target.observations`).
  */
 export function runPreflight(target: TargetFacts, action: string, entityType: string | null): PreflightResult[] {
   if (action !== 'run' || (target.kind !== 'vm' && entityType !== 'vm')) return [];
-  const agent = target.attributes?.['qemu_guest_agent'];
+  // The provider's observation only: an agent-written qemu_guest_agent is no evidence.
+  const agent = target.observations?.['qemu_guest_agent'];
   if (typeof agent === 'string' && agent.trim().toLowerCase() === 'running') {
     return [
       {

@@ -48,7 +48,11 @@ export function recordOf(request: ActionRequest, decision: Decision): RecordedDe
       params: redactParams(rest.params ?? {}),
       command: rest.command == null ? null : redactCommand(rest.command),
     }),
-    target: canonicalJson({ ...target, attributes: redactParams(target.attributes ?? {}) }),
+    target: canonicalJson({
+      ...target,
+      attributes: redactParams(target.attributes ?? {}),
+      observations: redactParams(target.observations ?? {}),
+    }),
     autonomy: autonomyState ? canonicalJson(autonomyState) : null,
     rate: rate ? canonicalJson(rate) : null,
     at: at ?? null,
@@ -66,11 +70,19 @@ export interface ReplayResult {
   differences: string[];
 }
 
+/**
+ * A record made before observations were kept apart read its preflight facts from `attributes`:
+ * replaying it on the facts it read means reading them there.
+ */
+function factsAsRecorded(target: TargetFacts): TargetFacts {
+  return target.observations === undefined ? { ...target, observations: target.attributes ?? {} } : target;
+}
+
 /** Re-runs a recorded decision under `policy` (the one in force) and compares the answers part by part. */
 export function replayDecision(policy: Policy, digest: string, rec: RecordedDecision): ReplayResult {
   const request = {
     ...(JSON.parse(rec.request) as Omit<ActionRequest, 'target'>),
-    target: JSON.parse(rec.target) as TargetFacts,
+    target: factsAsRecorded(JSON.parse(rec.target) as TargetFacts),
     at: rec.at,
     autonomyState: rec.autonomy === null ? null : (JSON.parse(rec.autonomy) as AutonomyState),
     rate: rec.rate === null ? null : (JSON.parse(rec.rate) as RateFacts),

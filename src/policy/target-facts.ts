@@ -15,8 +15,13 @@ export interface TargetFacts {
   /** A finer type than the kind gives (a service that is a docker-container); defaults from kind. */
   entityType?: string | null;
   lifecycle: Lifecycle;
-  /** Descriptive attributes, e.g. `qemu_guest_agent: "running"`. */
+  /** Every attribute, descriptive ones a principal wrote included: never authority for a check. */
   attributes?: Readonly<Record<string, unknown>>;
+  /**
+   * The attribute values its provider wrote, e.g. `qemu_guest_agent: "running"`: the only ones a
+   * preflight reads (an agent cannot make a check pass by writing the fact it checks).
+   */
+  observations?: Readonly<Record<string, unknown>>;
   /** The state the provider last reported (the kind's closed enum), for rules with `when: {state}`. */
   state?: string | null;
   /** The target's latest observed change and who made it, for respecting intent. */

@@ -1,5 +1,6 @@
 import { isResourceId, parseSlug, ResourceIdSchema } from '../model/ids.js';
 import type { Kind, Lifecycle } from '../model/kinds.js';
+import { observedAttributes } from '../model/provider-attributes.js';
 import {
   ENTITY_TYPE_PARENTS,
   ENTITY_TYPES,
@@ -74,6 +75,8 @@ export interface ResourceFactsSource {
   slug: string;
   lifecycle: Lifecycle;
   attributes: Readonly<Record<string, unknown>>;
+  /** Attribute keys whose values its provider wrote; only these become `observations`. */
+  providerAttributeKeys: readonly string[];
   state?: string;
 }
 
@@ -108,6 +111,10 @@ export function resourceTargetFacts(resource: ResourceFactsSource): { facts: Tar
     entityType,
     lifecycle: resource.lifecycle,
     attributes: resource.attributes,
+    observations: observedAttributes({
+      attributes: resource.attributes,
+      providerAttributeKeys: resource.providerAttributeKeys,
+    }),
     state: resource.state,
   };
   return { facts, notes };

@@ -82,7 +82,11 @@ export function declareResource(
         const inbound = checkNewInboundEdge(runsOn);
         if (!inbound.ok) throw badInput('input.runsOn', inbound.reason);
       }
-      const planned = planAttributeUpdate(input.attributes ?? {}, { provider: 'manual', providerAttributeKeys: [] });
+      const planned = planAttributeUpdate(input.attributes ?? {}, {
+        kind,
+        provider: 'manual',
+        providerAttributeKeys: [],
+      });
       if (!planned.ok) throw badInput(`input.${planned.field}`, planned.reason);
       const attributes = Object.fromEntries(
         Object.entries(planned.plan.set).filter((e): e is [string, NonNullable<(typeof e)[1]>] => e[1] !== null),

@@ -4,9 +4,11 @@ import { IMPACT_TYPES, type Reached, traverse } from '../graph/traversal.js';
 import {
   AitiaError,
   badInput,
+  declaredEdgeProblem,
   type EdgeRecord,
   evidenceProblem,
   type RelationshipType,
+  refusePair,
   type ResourceRecord,
 } from '../model/index.js';
 import { checkNewInboundEdge } from '../policy/index.js';
@@ -121,6 +123,8 @@ export interface DeclaredEdge {
 /**
  * Declares an edge (audited). No edge from a resource to itself, and nothing new may come to depend
  * on a deprecated or destroyed resource; the graph refuses kind pairs the type does not allow.
+ * Authority (declaredEdgeProblem): between provider resources only DEPENDS_ON, MANIFESTS_AS only
+ * by an operator, a placement only from a `manual:` resource by its declarer or an operator.
  * Idempotent per principal: a repeat returns `created: false`.
  */
 export function createRelationship(
@@ -138,10 +142,18 @@ export function createRelationship(
       throw badInput('input.source', `resource ${source.id} is destroyed: it takes no more writes`);
     if (source.id === target.id)
       throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
+    const pair = refusePair(input.type, source.kind, target.kind);
+    if (pair) throw badInput('input.type', pair);
     const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type)
       ? checkNewInboundEdge(target)
       : { ok: true as const };
     if (!inbound.ok) throw badInput('input.target', inbound.reason);
+    const authority = declaredEdgeProblem(
+      input.type,
+      { id: source.id, provider: source.provider, declaredBy: source.declaration?.by ?? null },
+      principal,
+    );
+    if (authority) throw badInput(authority.field, authority.reason);
     return inInput(() =>
       edges.createRelationship(deps.driver, {
         type: input.type,

@@ -477,11 +477,11 @@ describe('lifecycle refusals', () => {
       extensions: { field: 'input.target' },
     });
     expect(await edgeCount()).toBe(before);
-    // An active target is still fine, and identity is not a dependency.
+    // An active target is still fine, and identity is not a dependency (an operator declares it).
     const ok = await srv.gql(srv.tokens.agent, create, { s: ids.web, t: ids.app });
     expect(ok.body.data.createRelationship.created).toBe(true);
     const same = await srv.gql(
-      srv.tokens.agent,
+      srv.tokens.operator,
       `mutation { createRelationship(input: {source: "${ids.nginx}", target: "${ids.legacy}", type: MANIFESTS_AS}) { created } }`,
     );
     expect(same.body.data.createRelationship.created).toBe(true);

@@ -2,7 +2,7 @@ import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../../graph/conditions.js';
 import { existingResourceIds, findResourceIdsByAttribute } from '../../graph/resource-queries.js';
 import { markResourcesMissing, upsertResources } from '../../graph/resources.js';
-import { resourceId } from '../../model/index.js';
+import { type ProxmoxClusterKey, resourceId } from '../../model/index.js';
 import type { IngestReport } from '../report.js';
 import { ProxmoxApiError } from './client-error.js';
 
@@ -58,7 +58,7 @@ export async function recordProxmoxUnreachable(
         rawState: 'never reached',
         // Only a URL-named placeholder is provisional; a cluster known by name is the real resource.
         ...(input.clusterName ? {} : { lifecycle: 'provisioning' as const }),
-        attributes: { api_url: input.apiUrl, placeholder: true },
+        attributes: { api_url: input.apiUrl, placeholder: true } satisfies Partial<Record<ProxmoxClusterKey, unknown>>,
       },
     ]);
   }

@@ -1,4 +1,13 @@
-import { mapProxmoxNode, mapProxmoxStorage, resourceId, type Attributes, type EdgeInput } from '../../model/index.js';
+import {
+  mapProxmoxNode,
+  mapProxmoxStorage,
+  resourceId,
+  type Attributes,
+  type EdgeInput,
+  type ProxmoxClusterKey,
+  type ProxmoxHostKey,
+  type ProxmoxStorageKey,
+} from '../../model/index.js';
 import type { RawRow } from '../row-validation.js';
 import type { ParsedClusterResources, ParsedClusterStatus } from './inventory-parse.js';
 
@@ -10,13 +19,16 @@ export interface ClusterListing {
   resources: ParsedClusterResources;
 }
 
-function attributes(entries: Record<string, Attributes[string] | undefined | null>): {
+/** Attributes of one row; `K` is the kind's reserved keys (src/model/provider-attributes.ts), so no other key can be emitted. */
+function attributes<K extends string>(
+  entries: Record<K, Attributes[string] | undefined | null>,
+): {
   attrs: Attributes;
   clear: string[];
 } {
   const attrs: Attributes = {};
   const clear: string[] = [];
-  for (const [k, v] of Object.entries(entries)) {
+  for (const [k, v] of Object.entries<Attributes[string] | undefined | null>(entries)) {
     if (v === undefined || v === null || v === '') clear.push(k);
     else attrs[k] = v;
   }
@@ -34,7 +46,7 @@ export function clusterRow(input: ClusterListing, online: Set<string>): RawRow {
   const quorate = s.standalone ? true : s.quorate;
   const state = quorate === false || up < total ? 'degraded' : up === 0 ? 'unknown' : 'online';
   const rawState = `${s.standalone ? 'standalone' : `quorate:${quorate === null ? '?' : quorate ? 1 : 0}`}/${up} of ${total} nodes online`;
-  const { attrs, clear } = attributes({
+  const { attrs, clear } = attributes<ProxmoxClusterKey>({
     api_url: input.apiUrl,
     standalone: s.standalone,
     quorate: quorate ?? undefined,
@@ -72,7 +84,7 @@ export function hostRows(input: ClusterListing, edges: EdgeInput[], scope: strin
     const mapped = mapProxmoxNode(status);
     const id = resourceId('proxmox', cluster, 'node', name);
     edges.push({ type: 'MEMBER_OF', fromId: id, toId: clusterId, provenance: 'observed', source: scope });
-    const { attrs, clear } = attributes({
+    const { attrs, clear } = attributes<ProxmoxHostKey>({
       node: name,
       nodeid: member?.nodeid,
       ip: member?.ip,
@@ -106,7 +118,7 @@ export function storageRows(input: ClusterListing, edges: EdgeInput[], scope: st
     const mapped = mapProxmoxStorage(s.status);
     edges.push({ type: 'MEMBER_OF', fromId: id, toId: clusterId, provenance: 'observed', source: scope });
     const content = (s.content ?? '').split(',').filter(Boolean);
-    const { attrs, clear } = attributes({
+    const { attrs, clear } = attributes<ProxmoxStorageKey>({
       storage: s.storage,
       node: s.node,
       plugintype: s.plugintype,

@@ -5,6 +5,7 @@ import {
   type Attributes,
   type EdgeInput,
   type MappedState,
+  type ProxmoxGuestKey,
 } from '../../model/index.js';
 import type { SkippedItem } from '../report.js';
 import { guestAgentState, type AgentPingAnswer } from './guest-agent.js';
@@ -53,10 +54,24 @@ export interface ProxmoxInventory {
   problems: string[];
 }
 
-/** Attribute keys each source owns: cleared when that source answered without them. */
-const LIST_KEYS = ['vmid', 'node', 'template', 'hastate', 'lock', 'tags', 'maxmem', 'maxcpu', 'maxdisk'];
-const STATUS_KEYS = ['qmpstatus', 'ha_managed', 'hastate', 'lock'];
-const CONFIG_KEYS = ['mac_addresses', 'smbios_uuid', 'serial_number', 'ostype'];
+/**
+ * Attribute keys each source owns: cleared when that source answered without them. Every key a
+ * guest row can carry is one of PROXMOX_GUEST_KEYS (src/model/provider-attributes.ts), which
+ * reserves them from agents.
+ */
+const LIST_KEYS: readonly ProxmoxGuestKey[] = [
+  'vmid',
+  'node',
+  'template',
+  'hastate',
+  'lock',
+  'tags',
+  'maxmem',
+  'maxcpu',
+  'maxdisk',
+];
+const STATUS_KEYS: readonly ProxmoxGuestKey[] = ['qmpstatus', 'ha_managed', 'hastate', 'lock'];
+const CONFIG_KEYS: readonly ProxmoxGuestKey[] = ['mac_addresses', 'smbios_uuid', 'serial_number', 'ostype'];
 
 function splitTags(tags: string | undefined): string[] | undefined {
   const list = (tags ?? '').split(/[;,\s]+/).filter(Boolean);
@@ -86,11 +101,11 @@ function guestRow(
       : 'config (not an object)';
     problems.push(`${g.type}/${g.vmid} on ${g.node}: unreadable ${what}`);
   }
-  const attrs: Attributes = {};
-  const put = (k: string, v: Attributes[string] | undefined | null) => {
+  const attrs: Partial<Record<ProxmoxGuestKey, Attributes[string]>> = {};
+  const put = (k: ProxmoxGuestKey, v: Attributes[string] | undefined | null) => {
     if (v !== undefined && v !== null && v !== '') attrs[k] = v;
   };
-  const managed = new Set(LIST_KEYS);
+  const managed = new Set<ProxmoxGuestKey>(LIST_KEYS);
   put('vmid', g.vmid);
   put('node', g.node);
   put('template', Boolean(g.template || status?.template));
@@ -181,7 +196,7 @@ function guestRow(
       name,
       state: mapped.state,
       rawState: mapped.rawState,
-      attributes: attrs,
+      attributes: attrs as Attributes,
     },
     clear: [...managed].filter((k) => !(k in attrs)),
     coarse: nodeOnline && (!status || !config || Boolean(detail?.failed)),

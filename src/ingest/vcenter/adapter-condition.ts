@@ -2,7 +2,7 @@ import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../../graph/conditions.js';
 import { existingResourceIds } from '../../graph/resource-queries.js';
 import { upsertResources } from '../../graph/resources.js';
-import { resourceId, type ResourceInput } from '../../model/index.js';
+import { resourceId, type ResourceInput, type VcenterServiceKey } from '../../model/index.js';
 import type { IngestReport } from '../report.js';
 import { VsphereApiError } from './client-error.js';
 
@@ -37,7 +37,7 @@ export function vcenterServiceRow(
       version: input.version,
       api_version: input.apiVersion,
       placeholder: false,
-    },
+    } satisfies Partial<Record<VcenterServiceKey, unknown>>,
   };
 }
 
@@ -63,7 +63,7 @@ export async function recordVcenterUnreachable(
         state: 'unknown',
         rawState: 'never reached',
         lifecycle: 'provisioning',
-        attributes: { api_url: input.url, placeholder: true },
+        attributes: { api_url: input.url, placeholder: true } satisfies Partial<Record<VcenterServiceKey, unknown>>,
       },
     ]);
   }

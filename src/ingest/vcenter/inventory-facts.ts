@@ -4,6 +4,10 @@ import {
   mapVcenterVm,
   type Attributes,
   type MappedState,
+  type VcenterClusterKey,
+  type VcenterHostKey,
+  type VcenterStorageKey,
+  type VcenterVmKey,
 } from '../../model/index.js';
 import { normaliseMac } from '../identity/mac.js';
 import type { ManagedObject } from './vmomi.js';
@@ -27,8 +31,11 @@ const at = (item: unknown, key: string): unknown =>
       (item as Record<string, unknown>)[key.charAt(0).toUpperCase() + key.slice(1)])
     : undefined;
 
-/** Collects attributes of one object and the keys to clear. */
-export class Facts {
+/**
+ * Collects attributes of one object and the keys to clear. `K` is the object type's reserved keys
+ * (src/model/provider-attributes.ts): a key outside them does not type-check.
+ */
+export class Facts<K extends string = string> {
   readonly attrs: Attributes;
   readonly clear: string[] = [];
 
@@ -45,28 +52,28 @@ export class Facts {
     return paths.some((p) => this.o.get(p) !== undefined);
   }
 
-  set(key: string, value: Attributes[string] | undefined, present: boolean): void {
+  set(key: K, value: Attributes[string] | undefined, present: boolean): void {
     if (value !== undefined && !(Array.isArray(value) && value.length === 0)) this.attrs[key] = value;
     else if (present) this.clear.push(key);
   }
 
-  string(key: string, ...paths: string[]): void {
+  string(key: K, ...paths: string[]): void {
     this.set(key, str(this.first(...paths)), this.present(...paths));
   }
 
-  lower(key: string, ...paths: string[]): void {
+  lower(key: K, ...paths: string[]): void {
     this.set(key, str(this.first(...paths))?.toLowerCase(), this.present(...paths));
   }
 
-  number(key: string, ...paths: string[]): void {
+  number(key: K, ...paths: string[]): void {
     this.set(key, num(this.first(...paths)), this.present(...paths));
   }
 
-  boolean(key: string, ...paths: string[]): void {
+  boolean(key: K, ...paths: string[]): void {
     this.set(key, bool(this.first(...paths)), this.present(...paths));
   }
 
-  macs(key: string, values: unknown[], present: boolean): void {
+  macs(key: K, values: unknown[], present: boolean): void {
     const found = values
       .map((v) => (typeof v === 'string' ? normaliseMac(v) : null))
       .filter((m): m is string => m !== null);
@@ -75,7 +82,7 @@ export class Facts {
 }
 
 /** VirtualMachine: power/connection state, SMBIOS and instance UUIDs, guest NICs. */
-export function vmFacts(f: Facts): MappedState<string> {
+export function vmFacts(f: Facts<VcenterVmKey>): MappedState<string> {
   f.lower('smbios_uuid', 'config.uuid', 'summary.config.uuid');
   f.lower('instance_uuid', 'config.instanceUuid', 'summary.config.instanceUuid');
   f.boolean('template', 'config.template', 'summary.config.template');
@@ -104,7 +111,7 @@ export function vmFacts(f: Facts): MappedState<string> {
 }
 
 /** HostSystem: connection, maintenance and power; SMBIOS UUID, serial, physical and VMkernel NIC MACs. */
-export function hostFacts(f: Facts): MappedState<string> {
+export function hostFacts(f: Facts<VcenterHostKey>): MappedState<string> {
   f.lower('smbios_uuid', 'hardware.systemInfo.uuid', 'summary.hardware.uuid');
   f.string('serial_number', 'hardware.systemInfo.serialNumber');
   f.string('vendor', 'hardware.systemInfo.vendor', 'summary.hardware.vendor');
@@ -122,7 +129,7 @@ export function hostFacts(f: Facts): MappedState<string> {
 }
 
 /** ClusterComputeResource: overallStatus green → online, yellow/red → degraded, gray → unknown. */
-export function clusterFacts(f: Facts): MappedState<string> {
+export function clusterFacts(f: Facts<VcenterClusterKey>): MappedState<string> {
   f.string('overall_status', 'overallStatus', 'summary.overallStatus');
   f.number('num_hosts', 'summary.numHosts');
   const status = str(f.first('overallStatus', 'summary.overallStatus'));
@@ -134,7 +141,7 @@ export function clusterFacts(f: Facts): MappedState<string> {
 }
 
 /** Datastore: summary.accessible decides the state. */
-export function datastoreFacts(f: Facts): MappedState<string> {
+export function datastoreFacts(f: Facts<VcenterStorageKey>): MappedState<string> {
   f.string('datastore_type', 'summary.type');
   f.number('capacity', 'summary.capacity');
   f.string('url', 'summary.url');

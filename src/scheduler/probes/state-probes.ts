@@ -52,7 +52,12 @@ export function probeProviderState(facts: ResourceFacts): ProbeOutcome {
 export function probeGuestAgent(facts: ResourceFacts): ProbeOutcome {
   const s = stale(facts);
   if (s) return s;
-  const value = facts.properties[`${ATTRIBUTE_PREFIX}qemu_guest_agent`];
+  // Only the provider's value: one an agent wrote (before such writes were refused) proves nothing.
+  const observed = facts.properties.providerAttrKeys;
+  const value =
+    Array.isArray(observed) && observed.includes('qemu_guest_agent')
+      ? facts.properties[`${ATTRIBUTE_PREFIX}qemu_guest_agent`]
+      : undefined;
   if (typeof value !== 'string' || !(value in GUEST_AGENT_VERDICTS)) {
     return { status: 'unknown', reason: 'qemu_guest_agent not reported by the Proxmox ingest yet', unreachable: false };
   }

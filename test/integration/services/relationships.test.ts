@@ -14,6 +14,7 @@ const ids = {
   db: `proxmox:${scope}/qemu/101`,
   old: `proxmox:${scope}/qemu/102`,
   gone: `proxmox:${scope}/qemu/103`,
+  host: `proxmox:${scope}/node/pve1`,
 };
 
 /** Every edge among the file's resources, as `from -TYPE-> to`: a refusal must leave it as it was. */
@@ -32,6 +33,7 @@ beforeAll(async () => {
     { id: ids.db, kind: 'vm', provider: 'proxmox', name: scoped('db'), state: 'running', lifecycle: 'active' },
     { id: ids.old, kind: 'vm', provider: 'proxmox', name: scoped('old'), state: 'running', lifecycle: 'deprecated' },
     { id: ids.gone, kind: 'vm', provider: 'proxmox', name: scoped('gone'), state: 'stopped', lifecycle: 'destroyed' },
+    { id: ids.host, kind: 'host', provider: 'proxmox', name: scoped('pve1'), state: 'online' },
   ]);
   // A declared dependency for removeRelationship to refuse to remove.
   await declareEdge(driver, {
@@ -86,8 +88,40 @@ describe('createRelationship decides before it writes', () => {
     expect(await edgesInScope()).toEqual(before);
   });
 
-  it('lets a deprecated resource take part in identity (MANIFESTS_AS is no dependency)', async () => {
+  it.each([
+    ['RUNS_ON', 'vm:db', 'vm:old', 'input.type', /RUNS_ON is not allowed from vm to vm/],
+    [
+      'RUNS_ON',
+      'vm:db',
+      'host:pve1',
+      'input.type',
+      new RegExp(`^input\\.type: RUNS_ON from ${ids.db} is observed by its proxmox provider, never declared`),
+    ],
+    [
+      'MANIFESTS_AS',
+      'vm:db',
+      'vm:old',
+      'input.type',
+      /^input\.type: MANIFESTS_AS is observed by a provider or inferred by the identity resolver .*only an operator may declare one/,
+    ],
+    [
+      'RUNS_ON',
+      'service:web',
+      'vm:db',
+      'input.source',
+      new RegExp(`^input\\.source: ${ids.web} was not declared by a principal: only its declarer or an operator`),
+    ],
+  ] as const)('an agent %s %s → %s: refused (%s), nothing written', async (type, from, to, field, message) => {
     const agent = principalOf(scope, 'agent');
+    const before = await edgesInScope();
+    await expect(
+      createRelationship(deps, agent, { source: scoped(from), target: scoped(to), type }),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field, message: expect.stringMatching(message) });
+    expect(await edgesInScope()).toEqual(before);
+  });
+
+  it('lets a deprecated resource take part in identity (MANIFESTS_AS is no dependency; an operator declares it)', async () => {
+    const agent = principalOf(scope, 'operator');
     const made = await createRelationship(deps, agent, {
       source: scoped('vm:db'),
       target: scoped('vm:old'),

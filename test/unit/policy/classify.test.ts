@@ -225,9 +225,9 @@ describe('preflight: run on a vm needs the QEMU guest agent', () => {
     ['not_running', { qemu_guest_agent: 'not_running' }],
     ['not_configured', { qemu_guest_agent: 'not_configured' }],
     ['not a state', { qemu_guest_agent: true }],
-  ])('%s → blocking error with the exact message', (_, attributes) => {
+  ])('%s → blocking error with the exact message', (_, observations) => {
     const d = classifyAction(TRUSTING.policy, TRUSTING.digest, {
-      target: target('vm:web-01', { attributes }),
+      target: target('vm:web-01', { observations }),
       action: 'run',
       command: 'uptime',
     });
@@ -238,13 +238,32 @@ describe('preflight: run on a vm needs the QEMU guest agent', () => {
 
   it('running → passes, recorded in the reasons', () => {
     const d = classifyAction(TRUSTING.policy, TRUSTING.digest, {
-      target: target('vm:web-01', { attributes: { qemu_guest_agent: 'running' } }),
+      target: target('vm:web-01', { observations: { qemu_guest_agent: 'running' } }),
       action: 'run',
       command: 'uptime',
     });
     expect(d.preflight).toMatchObject([{ check: 'qemu_guest_agent', ok: true, blocking: false }]);
     expect(isBlocked(d)).toBe(false);
     expect(d.autonomy).toBe('auto');
+  });
+
+  it.each([
+    ['only an attribute (agent-written)', { attributes: { qemu_guest_agent: 'running' }, observations: {} }],
+    [
+      'an attribute, the observation not running',
+      {
+        attributes: { qemu_guest_agent: 'running' },
+        observations: { qemu_guest_agent: 'not_running' },
+      },
+    ],
+  ])('%s → blocked: only the provider observation counts', (_, facts) => {
+    const d = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      target: target('vm:web-01', facts),
+      action: 'run',
+      command: 'uptime',
+    });
+    expect(d.preflight).toEqual([{ check: 'qemu_guest_agent', ok: false, blocking: true, message }]);
+    expect(isBlocked(d)).toBe(true);
   });
 
   it.each([

@@ -49,6 +49,7 @@ function question(i: number): ActionRequest {
       lifecycle: LIFECYCLES[(i * 3) % LIFECYCLES.length],
       state: i % 2 === 0 ? 'running' : 'stopped',
       attributes: i % 4 === 0 ? { qemu_guest_agent: 'running', api_token: 'zzz' } : {},
+      observations: i % 8 === 0 ? { qemu_guest_agent: 'running' } : {},
     }),
     action,
     params: i % 3 === 0 ? { count: i % 7, force: i % 6 === 0, password: 'p4ss' } : {},

@@ -108,6 +108,7 @@ describe('facts for graph resources', () => {
     slug: `${kind}:x`,
     lifecycle: 'deprecated',
     attributes,
+    providerAttributeKeys: [],
   });
 
   it('carries id, slug, name, lifecycle and attributes from the graph', () => {
@@ -121,9 +122,23 @@ describe('facts for graph resources', () => {
         entityType: null,
         lifecycle: 'deprecated',
         attributes: { qemu_guest_agent: 'running' },
+        observations: {},
       },
       notes: [],
     });
+  });
+
+  it.each([
+    ['the provider wrote it', ['qemu_guest_agent'], { qemu_guest_agent: 'running' }],
+    ['an agent wrote it (not a provider key)', [], {}],
+    ['the provider wrote another key', ['vmid'], {}],
+  ] as const)('observations: only values the provider wrote (%s)', (_, keys, observations) => {
+    const { facts } = resourceTargetFacts({
+      ...resource('vm', { qemu_guest_agent: 'running' }),
+      providerAttributeKeys: keys,
+    });
+    expect(facts.observations).toEqual(observations);
+    expect(facts.attributes).toEqual({ qemu_guest_agent: 'running' });
   });
 
   it.each([

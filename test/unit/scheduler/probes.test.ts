@@ -101,11 +101,21 @@ describe('proxmox_agent (qemu_guest_agent as the Proxmox ingest records it)', ()
   ];
   it.each(table)('%s → %s', (value, status, reason) => {
     const o = probeGuestAgent(
-      facts('vm', 'running', { properties: value === undefined ? {} : { 'attr.qemu_guest_agent': value } }),
+      facts('vm', 'running', {
+        properties:
+          value === undefined ? {} : { 'attr.qemu_guest_agent': value, providerAttrKeys: ['qemu_guest_agent'] },
+      }),
     );
     expect(o.status).toBe(status);
     if (reason) expect(o.reason).toMatch(reason);
     else expect(o.reason).toBeNull();
     expect(o.unreachable).toBe(false);
+  });
+
+  it('an agent-written qemu_guest_agent (not among the provider keys) is not reported', () => {
+    const o = probeGuestAgent(
+      facts('vm', 'running', { properties: { 'attr.qemu_guest_agent': 'running', providerAttrKeys: ['vmid'] } }),
+    );
+    expect(o).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/not reported/) });
   });
 });
