@@ -276,7 +276,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'create_relationship',
     title: 'Record a dependency',
     description:
-      'Declares an edge you discovered, with your evidence: it is stored as `declared` under your name. Idempotent: a repeat answers created: false. Nothing new may depend on a deprecated or destroyed resource. Audited.',
+      'Declares an edge you discovered, with your evidence: it is stored as `declared` under your name. Idempotent: a repeat answers created: false. Nothing new may depend on a deprecated or destroyed resource. Between provider resources you may declare DEPENDS_ON only: RUNS_ON, MEMBER_OF and STORED_ON are observed by the provider, MANIFESTS_AS is inferred by the identity resolver or declared by an operator. A manual resource you declared may carry its own RUNS_ON. Audited.',
     permission: 'relationship:declare',
     graphql: 'Mutation.createRelationship',
     input: S.CreateRelationshipIn,
@@ -288,7 +288,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'update_entity_attributes',
     title: 'Describe a resource',
     description:
-      'Merges descriptive attributes (owner, role, …) into a resource; null removes a key. Health, provider fields and provider-reported attributes are never written: they come back in `ignored` with the reason. Audited.',
+      'Merges descriptive attributes (owner, role, …) into a resource; null removes a key. Health, provider fields and every key a provider can report for the kind (qemu_guest_agent, serial_number, lock, hastate, …, whether or not its last pass reported it) are never written: they come back in `ignored` with the reason. Audited.',
     permission: 'attribute:update',
     graphql: 'Mutation.updateEntityAttributes',
     input: S.UpdateAttributesIn,
