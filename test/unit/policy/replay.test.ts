@@ -79,6 +79,30 @@ describe('replaying recorded decisions', () => {
     expect(differing).toBe(0);
   });
 
+  it('a record from before observations were kept apart replays on the facts it read (its attributes)', () => {
+    const request: ActionRequest = {
+      target: target('vm:web01', { attributes: { qemu_guest_agent: 'running' } }),
+      action: 'run',
+      command: 'uptime',
+      at: '2026-05-14T02:10:00Z',
+    };
+    // Then the preflight read attributes: the decision passed it.
+    const then = classifyAction(TRUSTING.policy, TRUSTING.digest, {
+      ...request,
+      target: { ...request.target, observations: { qemu_guest_agent: 'running' } },
+    });
+    expect(then.preflight).toMatchObject([{ ok: true }]);
+    const stored = recordOf(request, then);
+    const old = { ...stored, target: JSON.stringify({ ...JSON.parse(stored.target), observations: undefined }) };
+    expect(old.target).not.toMatch(/observations/);
+    expect(replayDecision(TRUSTING.policy, TRUSTING.digest, old).identical).toBe(true);
+    // A record made now keeps the observations it read (none): the preflight fails again on replay.
+    const now = recordOf(request, classifyAction(TRUSTING.policy, TRUSTING.digest, request));
+    expect(JSON.parse(now.target).observations).toEqual({});
+    expect(replayDecision(TRUSTING.policy, TRUSTING.digest, now)).toMatchObject({ identical: true });
+    expect(replayDecision(TRUSTING.policy, TRUSTING.digest, now).decision.preflight).toMatchObject([{ ok: false }]);
+  });
+
   it('names what differs when the policy in force is another', () => {
     const request: ActionRequest = { target: target('service:cache'), action: 'restart', at: '2026-05-14T02:10:00Z' };
     const stored = recordOf(request, classifyAction(DEFAULT.policy, DEFAULT.digest, request));
