@@ -50,6 +50,27 @@ export async function audited<T>(
   }
 }
 
+/**
+ * Records a request refused before any operation ran (GraphQL validation or a query limit): outcome
+ * `refused` with the code and message. A failed write is logged, never thrown (the caller has its answer).
+ */
+export async function auditRefusal(
+  deps: ServiceDeps,
+  principal: Principal,
+  operation: string,
+  detail: string,
+): Promise<void> {
+  await writeAudit(deps.driver, {
+    principal: principal.name,
+    role: principal.role,
+    operation,
+    via: principal.via ?? null,
+    targetIds: [],
+    outcome: 'refused',
+    detail: detail.slice(0, MAX_AUDIT_ARGUMENTS),
+  }).catch((err: unknown) => deps.log.error({ err }, 'audit write failed'));
+}
+
 /** The longest arguments text an audit entry keeps; longer is cut and marked. */
 export const MAX_AUDIT_ARGUMENTS = 4096;
 
