@@ -6,6 +6,9 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** A duration in milliseconds, from `min` to 10 minutes. */
+const ms = (min: number, dflt: number) => z.coerce.number().int().min(min).max(600_000).default(dflt);
+
 /**
  * Every environment variable aitia reads, parsed once at start. Names are fixed by DESIGN.md
  * "Conventions"; the README's configuration table is checked against this schema by a test.
@@ -27,6 +30,19 @@ export const ENV_SCHEMA = z.object({
     .describe(
       'Neo4j password for NEO4J_URI; unset means no authentication. The embedded Neo4j reads its own from $AITIA_DATA_DIR/neo4j.password.',
     ),
+  AITIA_NEO4J_CONNECT_TIMEOUT_MS: ms(100, 2000).describe('Milliseconds to open a connection to Neo4j.'),
+  AITIA_NEO4J_ACQUIRE_TIMEOUT_MS: ms(100, 3000).describe(
+    'Milliseconds a call waits for a free pooled Neo4j connection before answering UNAVAILABLE.',
+  ),
+  AITIA_NEO4J_RETRY_MS: ms(0, 2000).describe(
+    'Milliseconds the driver retries a lost connection or a transient Neo4j error within one call.',
+  ),
+  AITIA_NEO4J_STALL_MS: ms(500, 3000).describe(
+    'A call Neo4j has not answered after this many milliseconds makes aitia ask Neo4j whether it answers at all; a long query on a live Neo4j goes on.',
+  ),
+  AITIA_NEO4J_PROBE_MS: ms(100, 1500).describe(
+    'Milliseconds that question may take; unanswered, the call answers UNAVAILABLE (HTTP 503, Retry-After).',
+  ),
   AITIA_HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP server binds.'),
   AITIA_PORT: z.coerce
     .number()
@@ -182,7 +198,13 @@ export const ENV_SCHEMA = z.object({
 
 /** The parsed configuration, with the derived defaults filled in. */
 export interface Config {
-  neo4j: { uri: string | undefined; user: string; password: string | undefined };
+  neo4j: {
+    uri: string | undefined;
+    user: string;
+    password: string | undefined;
+    /** The driver's bounds (src/graph/guarded-driver.ts `DriverBounds`). */
+    bounds: { connectTimeoutMs: number; acquireTimeoutMs: number; retryMs: number; stallMs: number; probeMs: number };
+  };
   host: string;
   port: number;
   dataDir: string;
@@ -244,7 +266,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = resolve(e.AITIA_DATA_DIR);
   return {
-    neo4j: { uri: e.NEO4J_URI, user: e.NEO4J_USER, password: e.NEO4J_PASSWORD },
+    neo4j: {
+      uri: e.NEO4J_URI,
+      user: e.NEO4J_USER,
+      password: e.NEO4J_PASSWORD,
+      bounds: {
+        connectTimeoutMs: e.AITIA_NEO4J_CONNECT_TIMEOUT_MS,
+        acquireTimeoutMs: e.AITIA_NEO4J_ACQUIRE_TIMEOUT_MS,
+        retryMs: e.AITIA_NEO4J_RETRY_MS,
+        stallMs: e.AITIA_NEO4J_STALL_MS,
+        probeMs: e.AITIA_NEO4J_PROBE_MS,
+      },
+    },
     host: e.AITIA_HOST,
     port: e.AITIA_PORT,
     dataDir,

@@ -23,8 +23,9 @@ export interface CliCommand {
 
 /** Opens the graph the configuration names (NEO4J_URI, else the embedded one under AITIA_DATA_DIR). */
 export function openConfiguredGraph(config: Config, log: Logger): Promise<GraphHandle> {
-  const { uri, user, password } = config.neo4j;
-  return openGraph({ external: uri ? { uri, user, password } : undefined, dataDir: config.dataDir }, (msg, detail) =>
-    log.info(detail ?? {}, msg),
+  const { uri, user, password, bounds } = config.neo4j;
+  return openGraph(
+    { external: uri ? { uri, user, password } : undefined, dataDir: config.dataDir, bounds },
+    (msg, detail, level = 'info') => log[level](detail ?? {}, msg),
   );
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { runDemo } from '../demo/run-demo.js';
-import { AitiaError } from '../model/index.js';
+import { AitiaError, isUnavailable } from '../model/index.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
 import { recordPolicyInForce } from '../services/policy-history.js';
@@ -60,7 +60,10 @@ export const serveCommand: CliCommand = {
     const graph = await (demo ? openConfiguredGraph(config, log) : ctx.openGraph());
     // One bus per process, fed from the store (the feed), read by the API's subscriptions.
     const bus = createFeedBus();
-    const tail = startFeedTail(graph.driver, bus, { onError: (err) => log.warn({ err }, 'feed tail: read failed') });
+    // While Neo4j is unavailable the driver logs the outage once; the tail just tries again.
+    const tail = startFeedTail(graph.driver, bus, {
+      onError: (err) => void (isUnavailable(err) || log.warn({ err }, 'feed tail: read failed')),
+    });
     const deps: ServiceDeps = {
       driver: graph.driver,
       log,

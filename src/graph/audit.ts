@@ -15,20 +15,23 @@ export interface AuditEntry {
   detail: string | null;
   /** The API surface the call came through (graphql, mcp); null for in-process callers and older entries. */
   via: Surface | null;
+  /** The arguments as asked, JSON with secrets redacted and size-capped; null when not recorded. */
+  arguments: string | null;
 }
 
 /** Records a mutation; the audit trail is append-only. */
-export async function writeAudit(
-  driver: Driver,
-  entry: Omit<AuditEntry, 'id' | 'at' | 'via'> & { at?: string; via?: Surface | null },
-): Promise<AuditEntry> {
+export async function writeAudit(driver: Driver, entry: AuditInput): Promise<AuditEntry> {
   const full = completeEntry(entry);
   await driver.executeQuery(CREATE_ENTRY, { rows: [full] });
   return full;
 }
 
 /** An entry to record: everything but its id and (defaulted) time. */
-export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'via'> & { at?: string; via?: Surface | null };
+export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'via' | 'arguments'> & {
+  at?: string;
+  via?: Surface | null;
+  arguments?: string | null;
+};
 
 /** Records entries inside the caller's transaction, so the audit line and its effect commit together. */
 export async function writeAuditTx(tx: ManagedTransaction, entries: readonly AuditInput[]): Promise<AuditEntry[]> {
@@ -39,10 +42,17 @@ export async function writeAuditTx(tx: ManagedTransaction, entries: readonly Aud
 
 const CREATE_ENTRY = `UNWIND $rows AS e
   CREATE (a:AuditEntry {id: e.id, at: datetime(e.at), principal: e.principal, role: e.role, operation: e.operation,
-    targetIds: e.targetIds, outcome: e.outcome, detail: e.detail, via: e.via})`;
+    targetIds: e.targetIds, outcome: e.outcome, detail: e.detail, via: e.via, arguments: e.arguments})`;
 
 function completeEntry(entry: AuditInput): AuditEntry {
-  return { id: randomUUID(), at: entry.at ?? isoNow(), ...entry, detail: entry.detail ?? null, via: entry.via ?? null };
+  return {
+    id: randomUUID(),
+    at: entry.at ?? isoNow(),
+    ...entry,
+    detail: entry.detail ?? null,
+    via: entry.via ?? null,
+    arguments: entry.arguments ?? null,
+  };
 }
 
 export interface AuditFilter {
@@ -82,7 +92,10 @@ export async function listAudit(
   );
   return keyset.cut(
     // Neo4j stores no nulls: a missing detail or via (entries older than surfaces) reads as null.
-    records.map((r) => ({ detail: null, via: null, ...(toPlain(r.get('a')) as Partial<AuditEntry>) }) as AuditEntry),
+    records.map(
+      (r) =>
+        ({ detail: null, via: null, arguments: null, ...(toPlain(r.get('a')) as Partial<AuditEntry>) }) as AuditEntry,
+    ),
     (e) => e,
   );
 }

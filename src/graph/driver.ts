@@ -5,8 +5,11 @@ import { ConfigError } from '../model/errors.js';
 import { ensurePrivateDir } from '../model/private-files.js';
 import { EMBEDDED_USER, ensureEmbeddedPassword } from './embedded/password.js';
 import { portAnswers } from './embedded/ports.js';
-import { startEmbeddedNeo4j } from './embedded/launcher.js';
+import { startSupervisedNeo4j } from './embedded/supervisor.js';
+import { type AvailabilityListener, DEFAULT_DRIVER_BOUNDS, type DriverBounds, guardDriver } from './guarded-driver.js';
 import { migrate } from './migrations.js';
+
+export { DEFAULT_DRIVER_BOUNDS, type DriverBounds };
 
 export interface Neo4jConnection {
   uri: string;
@@ -14,14 +17,32 @@ export interface Neo4jConnection {
   password?: string | undefined;
 }
 
-/** One driver per process; without a password the connection is unauthenticated (an external Neo4j with auth off). */
-export function createDriver(conn: Neo4jConnection): Driver {
+/**
+ * One driver per process; without a password the connection is unauthenticated (an external Neo4j
+ * with auth off). Every bound is finite, and calls are guarded (guarded-driver.ts): while Neo4j is
+ * down, frozen or unreachable, a call answers `UNAVAILABLE` within about `stallMs + probeMs`.
+ */
+export function createDriver(
+  conn: Neo4jConnection,
+  bounds: DriverBounds = DEFAULT_DRIVER_BOUNDS,
+  onAvailability?: AvailabilityListener,
+): Driver {
   const auth = conn.password ? neo4j.auth.basic(conn.user ?? 'neo4j', conn.password) : undefined;
-  return neo4j.driver(conn.uri, auth, {
+  const driver = neo4j.driver(conn.uri, auth, {
     maxConnectionPoolSize: 50,
-    connectionAcquisitionTimeout: 30_000,
+    connectionTimeout: bounds.connectTimeoutMs,
+    connectionAcquisitionTimeout: bounds.acquireTimeoutMs,
+    maxTransactionRetryTime: bounds.retryMs,
     disableLosslessIntegers: false,
   });
+  // Its own two connections: the question "does Neo4j answer at all" must not queue behind the work.
+  const probe = neo4j.driver(conn.uri, auth, {
+    maxConnectionPoolSize: 2,
+    connectionTimeout: bounds.probeMs,
+    connectionAcquisitionTimeout: bounds.probeMs,
+    maxTransactionRetryTime: 0,
+  });
+  return guardDriver(driver, probe, bounds, onAvailability);
 }
 
 /** True when Neo4j answers a trivial query. */
@@ -39,6 +60,8 @@ export interface GraphHandle {
   driver: Driver;
   uri: string;
   via: 'NEO4J_URI' | 'embedded' | 'embedded (shared)';
+  /** The embedded Neo4j this process runs and supervises (`via: 'embedded'` only). */
+  embedded?: { readonly pid: number | undefined; readonly restarts: number };
   close(): Promise<void>;
 }
 
@@ -60,21 +83,29 @@ export interface GraphLocation {
   external: Neo4jConnection | undefined;
   /** `AITIA_DATA_DIR`: the embedded Neo4j's store and the file advertising its Bolt URI. */
   dataDir: string;
+  /** The driver's timeouts (AITIA_NEO4J_*); defaults when omitted. */
+  bounds?: DriverBounds;
 }
 
 /**
  * Connects to `NEO4J_URI` when set; otherwise reuses the embedded Neo4j another aitia process
  * started under the same data dir, or starts one, with the password kept in the data dir (which
- * must be owner-only: it is created 0700, and an existing one that is not is refused). Applies
- * migrations before returning.
+ * must be owner-only: it is created 0700, and an existing one that is not is refused). An embedded
+ * Neo4j this process starts is supervised: restarted on the same store and port when it dies. Each
+ * outage and recovery is logged once. Applies migrations before returning.
  */
 export async function openGraph(
   where: GraphLocation,
-  log: (msg: string, detail?: Record<string, unknown>) => void,
+  log: (msg: string, detail?: Record<string, unknown>, level?: 'info' | 'warn') => void,
 ): Promise<GraphHandle> {
   let handle: GraphHandle;
+  const bounds = where.bounds ?? DEFAULT_DRIVER_BOUNDS;
+  const availability: AvailabilityListener = (available, detail) =>
+    available
+      ? log('Neo4j answers again', detail)
+      : log('Neo4j unavailable: calls answer UNAVAILABLE until it answers again', detail, 'warn');
   if (where.external) {
-    const driver = createDriver(where.external);
+    const driver = createDriver(where.external, bounds, availability);
     handle = { driver, uri: where.external.uri, via: 'NEO4J_URI', close: () => driver.close() };
   } else {
     ensurePrivateDir(where.dataDir, 'the data dir (AITIA_DATA_DIR)');
@@ -83,16 +114,21 @@ export async function openGraph(
     const port = Number(/:(\d+)$/.exec(shared)?.[1] ?? 0);
     if (port > 0 && (await portAnswers(port))) {
       const password = ensureEmbeddedPassword(passwordFile);
-      const driver = createDriver({ uri: shared, user: EMBEDDED_USER, password });
+      const driver = createDriver({ uri: shared, user: EMBEDDED_USER, password }, bounds, availability);
       handle = { driver, uri: shared, via: 'embedded (shared)', close: () => driver.close() };
     } else {
-      const neo = await startEmbeddedNeo4j({ dataDir: home, passwordFile, log: (m) => log(m) });
+      const neo = await startSupervisedNeo4j({
+        dataDir: home,
+        passwordFile,
+        log: (m) => log(m, {}, /exited|failed/.test(m) ? 'warn' : 'info'),
+      });
       writeFileSync(file, neo.uri + '\n');
-      const driver = createDriver({ uri: neo.uri, user: neo.user, password: neo.password });
+      const driver = createDriver({ uri: neo.uri, user: neo.user, password: neo.password }, bounds, availability);
       handle = {
         driver,
         uri: neo.uri,
         via: 'embedded',
+        embedded: neo,
         close: async () => {
           await driver.close();
           rmSync(file, { force: true });

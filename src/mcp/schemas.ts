@@ -267,6 +267,7 @@ export const AuditEntryOut = z.object({
   outcome: closedEnum<AuditEntry['outcome']>({ ok: true, refused: true, error: true }),
   detail: z.string().nullable(),
   via: SurfaceSchema.nullable(),
+  arguments: z.string().nullable(),
 });
 
 // ---------------------------------------------------------------- the tools' own schemas

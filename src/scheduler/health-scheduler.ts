@@ -2,6 +2,7 @@ import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
 import { DEFAULT_CONDITION_POLICY, type ConditionPolicy } from '../pipeline/conditions.js';
 import { runHealthTick } from './health-tick.js';
+import { skippedTicks } from './skipped-ticks.js';
 import type { TickReport, TickSettings } from './tick-types.js';
 
 /** Options of {@link startHealthScheduler}; every number has a default. */
@@ -41,7 +42,8 @@ function bounded(name: string, value: number, min: number, max: number): number 
 
 /**
  * Starts the health scheduler — the only writer of health. Ticks never overlap: a tick that
- * outlasts the interval delays the next one. A failing tick is logged and the loop goes on.
+ * outlasts the interval delays the next one. A failing tick is logged and the loop goes on; one
+ * that finds Neo4j unavailable is skipped, logged once per outage.
  */
 export function startHealthScheduler(options: HealthSchedulerOptions): HealthScheduler {
   const tickSeconds = bounded('tickSeconds', options.tickSeconds ?? 10, 1, 3600);
@@ -66,13 +68,15 @@ export function startHealthScheduler(options: HealthSchedulerOptions): HealthSch
     return run;
   };
 
+  const outage = skippedTicks(log, 'health scheduler');
   const loop = async () => {
     try {
       const report = await runOnce();
+      outage.completed();
       const level = report.opened.length + report.resolved.length > 0 ? 'info' : 'debug';
       log[level]({ health: report }, 'health tick');
     } catch (err) {
-      log.error({ err }, 'health tick failed');
+      if (!outage.skipped(err)) log.error({ err }, 'health tick failed');
     }
     if (!stopped) timer = setTimeout(() => void loop(), tickSeconds * 1000);
   };

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
+import { skippedTicks } from './skipped-ticks.js';
 import { formatObservation, observe, type Observation, type ObservationSource } from '../pipeline/observe.js';
 
 /** A running poller. `stop()` cancels the next pass and waits for one in flight to finish. */
@@ -12,7 +13,8 @@ export interface Poller {
 /**
  * Runs `pass` every `intervalSeconds`, first pass at once. Passes never overlap: the next one is
  * scheduled only when the current one has finished (a slow pass delays the next, it does not
- * stack). A pass that throws (e.g. Neo4j down) is logged and the poller carries on.
+ * stack). A pass that throws is logged and the poller carries on; one that finds Neo4j unavailable
+ * is a skipped tick, logged once per outage.
  */
 export function startPoller<R>(options: {
   name: string;
@@ -28,13 +30,15 @@ export function startPoller<R>(options: {
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | null = null;
   let passes = 0;
+  const outage = skippedTicks(options.log, options.name);
 
   const pass = async () => {
     const started = Date.now();
     try {
       await options.onResult?.(await options.pass());
+      outage.completed();
     } catch (err) {
-      options.log.error({ err, poller: options.name }, `${options.name}: pass failed`);
+      if (!outage.skipped(err)) options.log.error({ err, poller: options.name }, `${options.name}: pass failed`);
     } finally {
       passes++;
     }

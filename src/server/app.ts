@@ -9,6 +9,7 @@ import { createRequestContext, type RequestContext } from '../../resolvers/conte
 import type { ServiceDeps } from '../services/deps.js';
 import { authPlugin, principals } from './auth.js';
 import { codedErrors, makeMaskError } from './errors.js';
+import { refusalAudit } from './refusal-audit.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { buildSchema } from './graphql-schema.js';
 import type { TokenStore } from '../services/token-store.js';
@@ -49,6 +50,7 @@ export function createGraphqlApp(
     plugins: [
       authPlugin(deps),
       codedErrors,
+      refusalAudit(deps),
       selectionOrderedExecution,
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AitiaError } from '../model/index.js';
+import { AitiaError, type ErrorCode, RETRY_AFTER_SECONDS } from '../model/index.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { ingestVcenterEvents } from '../services/ingest.js';
 import type { Principal } from '../services/permissions.js';
@@ -61,8 +61,16 @@ export function cloudEventsOf(contentType: string, headers: IncomingMessage['hea
   ];
 }
 
+/** HTTP status per error code; the rest answer 400. A broker retries a 503 after Retry-After. */
+const STATUS: Partial<Record<ErrorCode, number>> = { FORBIDDEN: 403, UNAVAILABLE: 503 };
+
 function answer(res: ServerResponse, status: number, body: unknown): void {
-  const extra: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer realm="aitia"' } : {};
+  const extra: Record<string, string> =
+    status === 401
+      ? { 'www-authenticate': 'Bearer realm="aitia"' }
+      : status === 503
+        ? { 'retry-after': String(RETRY_AFTER_SECONDS) }
+        : {};
   res.writeHead(status, { 'content-type': 'application/json', ...extra }).end(JSON.stringify(body));
 }
 
@@ -116,7 +124,7 @@ export function createCloudEventsHandler(
     } catch (err) {
       if (err instanceof SyntaxError) return answer(res, 400, { error: `body: not JSON: ${err.message}` });
       if (err instanceof AitiaError)
-        return answer(res, err.code === 'FORBIDDEN' ? 403 : 400, { error: err.message, code: err.code });
+        return answer(res, STATUS[err.code] ?? 400, { error: err.message, code: err.code });
       deps.log.error({ err }, 'cloudevents: ingest failed');
       return answer(res, 500, { error: 'internal error' });
     }

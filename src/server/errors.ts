@@ -1,5 +1,5 @@
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import type { AitiaError } from '../model/index.js';
+import { type AitiaError, RETRY_AFTER_SECONDS } from '../model/index.js';
 import type { Logger } from '../log.js';
 
 interface GraphQLErrorLike {
@@ -45,6 +45,7 @@ export function makeMaskError(log: Logger) {
           code: original.code,
           ...(original.field ? { field: original.field } : {}),
           ...(original.details ?? {}),
+          ...(original.code === 'UNAVAILABLE' ? { http: unavailableHttp(original.details) } : {}),
         },
       });
     }
@@ -52,6 +53,15 @@ export function makeMaskError(log: Logger) {
     log.error({ err: original }, 'unexpected error in a resolver');
     return createGraphQLError(message, { ...(path ? { path } : {}), extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   };
+}
+
+/**
+ * Neo4j did not answer: the whole response is HTTP 503 with Retry-After (yoga reads `http` from an
+ * error's extensions and leaves it out of the body).
+ */
+function unavailableHttp(details: Record<string, unknown> | undefined) {
+  const seconds = typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : RETRY_AFTER_SECONDS;
+  return { status: 503, headers: { 'Retry-After': String(seconds) } };
 }
 
 /** graphql-armor's refusals, by message, and the code each answers with. */

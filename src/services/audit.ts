@@ -1,6 +1,7 @@
 import { type AuditEntry, type AuditFilter, listAudit, writeAudit } from '../graph/audit.js';
 import type { KeysetPage } from '../graph/statements.js';
 import { AitiaError } from '../model/index.js';
+import { redactParams } from '../policy/redact.js';
 import type { ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 
@@ -12,7 +13,8 @@ export type { AuditEntry };
  * client). The ok line is written before the answer is returned, so nothing unrecorded is handed
  * out. `targetIds` may be a function when the targets are only known once `run` resolved them;
  * `detailOf` words an ok outcome (classifyAction records its decision there). Each entry names the
- * surface the principal called through (`via`: graphql or mcp).
+ * surface the principal called through (`via`: graphql or mcp) and, when the operation passes
+ * `options.args`, the arguments as asked (secrets redacted, at most {@link MAX_AUDIT_ARGUMENTS} characters).
  */
 export async function audited<T>(
   deps: ServiceDeps,
@@ -21,8 +23,15 @@ export async function audited<T>(
   targetIds: readonly string[] | (() => readonly string[]),
   run: () => Promise<T>,
   detailOf: (result: T) => string | null = () => null,
+  options: { args?: unknown } = {},
 ): Promise<T> {
-  const base = { principal: principal.name, role: principal.role, operation, via: principal.via ?? null };
+  const base = {
+    principal: principal.name,
+    role: principal.role,
+    operation,
+    via: principal.via ?? null,
+    arguments: options.args === undefined ? null : auditArguments(options.args),
+  };
   const targets = () => [...(typeof targetIds === 'function' ? targetIds() : targetIds)];
   try {
     const result = await run();
@@ -39,6 +48,36 @@ export async function audited<T>(
     }).catch((auditErr: unknown) => deps.log.error({ err: auditErr }, 'audit write failed'));
     throw err;
   }
+}
+
+/**
+ * Records a request refused before any operation ran (GraphQL validation or a query limit): outcome
+ * `refused` with the code and message. A failed write is logged, never thrown (the caller has its answer).
+ */
+export async function auditRefusal(
+  deps: ServiceDeps,
+  principal: Principal,
+  operation: string,
+  detail: string,
+): Promise<void> {
+  await writeAudit(deps.driver, {
+    principal: principal.name,
+    role: principal.role,
+    operation,
+    via: principal.via ?? null,
+    targetIds: [],
+    outcome: 'refused',
+    detail: detail.slice(0, MAX_AUDIT_ARGUMENTS),
+  }).catch((err: unknown) => deps.log.error({ err }, 'audit write failed'));
+}
+
+/** The longest arguments text an audit entry keeps; longer is cut and marked. */
+export const MAX_AUDIT_ARGUMENTS = 4096;
+
+/** Arguments as an audit entry keeps them: JSON, every secret redacted, cut at {@link MAX_AUDIT_ARGUMENTS}. */
+export function auditArguments(args: unknown): string {
+  const text = JSON.stringify(redactParams(args)) ?? 'null';
+  return text.length <= MAX_AUDIT_ARGUMENTS ? text : `${text.slice(0, MAX_AUDIT_ARGUMENTS - 13)}…(truncated)`;
 }
 
 /** The audit trail, newest first; operators only. */

@@ -157,7 +157,13 @@ export function classifyAction(
     });
     return { ...asked.classification, decisionId };
   };
-  return audited(deps, principal, 'classifyAction', targetIds, run, (d) =>
-    describeDecision(request?.action ?? input.action, request?.command ?? null, d),
+  return audited(
+    deps,
+    principal,
+    'classifyAction',
+    targetIds,
+    run,
+    (d) => describeDecision(request?.action ?? input.action, request?.command ?? null, d),
+    { args: input },
   );
 }

@@ -210,6 +210,33 @@ describe('bad inputs answer a coded error and write nothing', () => {
     });
   });
 
+  it('an authenticated mutation refused before its resolver (unknown field, bad enum) is audited refused with its code', async () => {
+    const unknownField = await post(
+      srv.tokens.agent,
+      JSON.stringify({ query: 'mutation { declareResource(input: {}) { nope } }' }),
+    );
+    expect(unknownField.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const badEnum = await post(
+      srv.tokens.operator,
+      JSON.stringify({
+        query: 'mutation($r: Role!) { createToken(input: {name: "x", role: $r}) { token } }',
+        variables: { r: 'emperor' },
+      }),
+    );
+    expect(badEnum.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const refused = async () => {
+      const { records } = await driver.executeQuery(
+        `MATCH (a:AuditEntry) WHERE a.principal CONTAINS $scope AND a.outcome = 'refused'
+           AND a.detail STARTS WITH 'GRAPHQL_' RETURN a.operation AS op, a.detail AS detail`,
+        { scope },
+      );
+      return records.map((r) => `${r.get('op')} ${String(r.get('detail')).split(':')[0]}`).sort();
+    };
+    await expect
+      .poll(refused, { timeout: 10_000 })
+      .toEqual([`createToken ${badEnum.body.errors[0].extensions.code}`, 'declareResource GRAPHQL_VALIDATION_FAILED']);
+  });
+
   it('a valid write still goes through (the corpus is refused for its content, not wholesale)', async () => {
     const res = await post(srv.tokens.agent, update(vm, '{"list": [1, 2, 3], "n": 9007199254740991, "z": 0}'));
     expect(res.body.errors).toBeUndefined();

@@ -44,6 +44,8 @@ export interface EmbeddedNeo4j {
   passwordFile: string;
   logFile: string;
   pid: number | undefined;
+  /** Settles when the JVM exits, for whatever reason (a supervisor watches it). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -98,12 +100,14 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
   child.stderr?.pipe(out, { end: false });
 
   let exited: number | null | undefined;
-  const exit = new Promise<void>((res) =>
-    child.once('exit', (code) => {
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once('exit', (code, signal) => {
       exited = code;
-      res();
+      res({ code, signal });
     }),
   );
+  // An unexpected exit must not leave the log file open (a supervisor starts a new one).
+  child.once('close', () => out.end());
   const readyLine = new Promise<void>((res) => {
     let buf = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -154,6 +158,7 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
     passwordFile,
     logFile,
     pid: child.pid,
+    exited: exit,
     stop,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { badInput } from '../../../src/model/index.js';
-import { audited } from '../../../src/services/audit.js';
+import { audited, MAX_AUDIT_ARGUMENTS } from '../../../src/services/audit.js';
 import { useGraph } from '../../support/graph.js';
 import { auditOf, principalOf, serviceDeps, withAuditDown } from '../../support/services.js';
 
@@ -54,6 +54,29 @@ describe('audited', () => {
     await audited(deps, { ...agent, via: 'graphql' }, 'op', [], async () => 1);
     await audited(deps, agent, 'op', [], async () => 1);
     expect((await auditOf(driver, agent)).map((a) => a.via)).toEqual(['mcp', 'graphql', null]);
+  });
+
+  it('records the arguments when the operation passes them: secrets redacted, size capped', async () => {
+    const agent = principalOf(scope, 'agent');
+    const args = { id: `a-${scope}`, password: 'hunter2', command: 'mysql --password=s3cret -e "select 1"' };
+    await audited(deps, agent, 'op', [], async () => 1, undefined, { args });
+    await audited(deps, agent, 'op', [], async () => 1, undefined, { args: { blob: 'x'.repeat(10_000) } });
+    await audited(deps, agent, 'op', [], async () => 1);
+    // Found by content: entries written within one millisecond have no order.
+    const kept = (await auditOf(driver, agent)).map((a) => a.arguments);
+    const redacted = kept.find((a) => a?.includes('"id"'));
+    const capped = kept.find((a) => a?.includes('"blob"'));
+    const none = kept.find((a) => a === null);
+    expect(kept).toHaveLength(3);
+    expect(kept.join(' ')).not.toMatch(/hunter2|s3cret/);
+    expect(JSON.parse(redacted!)).toEqual({
+      id: `a-${scope}`,
+      password: '[REDACTED]',
+      command: 'mysql --password=[REDACTED] -e "select 1"',
+    });
+    expect(capped!.length).toBeLessThanOrEqual(MAX_AUDIT_ARGUMENTS);
+    expect(capped).toMatch(/…\(truncated\)$/);
+    expect(none).toBeNull();
   });
 
   it('records an unexpected failure as error without its message, and rethrows it', async () => {
