@@ -3,10 +3,13 @@ import { decideLease, type Fence, type LeaseDecision, LeaseLostError, type Lease
 import { int } from './statements.js';
 
 /**
- * The lease repository: `(:Lease {name, holder, token, expiresAt, acquiredAt, claimedAt})`, one per
- * leader-only loop. Every statement that decides on a lease first takes its write lock (a SET on the
- * node), so a claim and a fenced write never interleave: a write that holds the lock commits before
- * another replica can acquire, and a write that comes after an acquisition sees the new token.
+ * The lease repository, two nodes per leader-only loop:
+ * - `(:Lease {name, holder, token, expiresAt, acquiredAt, claimedAt})`, what claims read and write;
+ * - `(:LeaseFence {name, holder, token})`, what fenced writes check, written only on acquisition.
+ * Every statement that decides on either first takes its write lock (a SET on the node). A fenced
+ * write locks the fence to its commit, so an acquisition (which writes the fence) waits for the
+ * writes of the previous holder in flight, and a write after it sees the new token. A renewal
+ * touches only the lease, so it never waits behind its own holder's writes.
  * Expiry is judged by Neo4j's clock, the one clock every replica shares.
  */
 
@@ -39,6 +42,13 @@ export async function claimLease(
         expiresAtMs: num(row.get('expires')) ?? 0,
       };
       const decision = decideLease(stored, claim.holder, nowMs, claim.seconds);
+      if (decision.action === 'acquire') {
+        await tx.run('MERGE (f:LeaseFence {name: $name}) SET f.holder = $holder, f.token = $token', {
+          name: claim.name,
+          holder: claim.holder,
+          token: int(decision.token),
+        });
+      }
       if (decision.action !== 'wait') {
         await tx.run(
           `MATCH (l:Lease {name: $name})
@@ -60,7 +70,7 @@ export async function claimLease(
   }
 }
 
-/** Gives the lease up (a clean shutdown) so another replica takes it at its next claim. */
+/** Gives the lease up (a clean shutdown) so another replica takes it at its next claim; the fence stays. */
 export async function releaseLease(driver: Driver, fence: Fence): Promise<boolean> {
   const { records } = await driver.executeQuery(
     `MATCH (l:Lease {name: $name}) WHERE l.holder = $holder AND l.token = $token
@@ -89,13 +99,13 @@ export async function readLeases(
 }
 
 /**
- * The fence, first in a write transaction: locks the lease and throws {@link LeaseLostError} (so
- * the whole transaction rolls back) unless it still has this holder and token. The no-op SET is
- * what takes the lock; it is held to commit.
+ * The fence, first in a write transaction: locks the lease's fence and throws
+ * {@link LeaseLostError} (so the whole transaction rolls back) unless it still has this holder and
+ * token. The no-op SET is what takes the lock; it is held to commit.
  */
 export async function checkFenceTx(tx: ManagedTransaction, fence: Fence): Promise<void> {
-  await tx.run('MATCH (l:Lease {name: $name}) SET l.token = l.token', { name: fence.lease });
-  const res = await tx.run('MATCH (l:Lease {name: $name}) RETURN l.holder AS holder, l.token AS token', {
+  await tx.run('MATCH (f:LeaseFence {name: $name}) SET f.token = f.token', { name: fence.lease });
+  const res = await tx.run('MATCH (f:LeaseFence {name: $name}) RETURN f.holder AS holder, f.token AS token', {
     name: fence.lease,
   });
   const row = res.records[0];

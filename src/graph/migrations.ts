@@ -97,6 +97,8 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: [
       // One lease per leader-only loop (`poll:<source>`, `health-scheduler`), claimed by name.
       'CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE',
+      // What fenced writes lock and check, apart from the lease so renewals never wait behind them.
+      'CREATE CONSTRAINT lease_fence_name IF NOT EXISTS FOR (f:LeaseFence) REQUIRE f.name IS UNIQUE',
     ],
   },
 ];

@@ -48,13 +48,16 @@ export function runUnderLease(options: {
   let sleep: { timer: NodeJS.Timeout; wake: () => void } | undefined;
 
   const halt = (reason: string, detail: Record<string, unknown> = {}): Promise<void> => {
-    const term = running;
-    if (!term) return halting;
+    const ending = running;
+    if (!ending) return halting;
     running = null;
     clearTimeout(watchdog);
-    log.warn({ lease: name, holder, token: term.fence.token, reason, ...detail }, `lease ${name}: stopped (${reason})`);
+    log[reason === 'stopping' ? 'info' : 'warn'](
+      { lease: name, holder, token: ending.fence.token, reason, ...detail },
+      `lease ${name}: stopped (${reason})`,
+    );
     halting = halting
-      .then(() => term.loop.stop())
+      .then(() => ending.loop.stop())
       .catch((err: unknown) => log.error({ err, lease: name }, 'stop failed'));
     return halting;
   };
@@ -81,6 +84,18 @@ export function runUnderLease(options: {
     running = { fence, loop: options.start(fenced, fence) };
   };
 
+  // The claim loop never waits for a term to stop (a pass may take long): claims go on meanwhile,
+  // and a new term begins once the old one has stopped, if the lease is still this replica's.
+  let claimed = 0;
+  let starting = false;
+  const beginAfterHalt = () => {
+    if (starting) return;
+    starting = true;
+    void halting.then(() => {
+      starting = false;
+      if (!stopped && !term() && stillHolds(confirmedAt, Date.now(), seconds)) begin(claimed);
+    });
+  };
   const loop = (async () => {
     while (!stopped) {
       const sentAt = Date.now();
@@ -88,14 +103,14 @@ export function runUnderLease(options: {
         const claim = await claimLease(driver, { name, holder, seconds });
         if (stopped) break;
         if (claim.action === 'wait') {
-          await halt(`held by ${claim.holder}`, { by: claim.holder, current: claim.token });
+          void halt(`held by ${claim.holder}`, { by: claim.holder, current: claim.token });
         } else {
           const current = term();
-          if (current && current.fence.token !== claim.token) await halt('re-acquired with a new token');
+          if (current && current.fence.token !== claim.token) void halt('re-acquired with a new token');
+          claimed = claim.token;
           confirmedAt = sentAt;
-          await halting;
-          if (!term() && !stopped) begin(claim.token);
           armWatchdog();
+          if (!term()) beginAfterHalt();
         }
       } catch (err) {
         if (!stopped) log.warn({ err, lease: name }, `lease ${name}: claim failed`);
