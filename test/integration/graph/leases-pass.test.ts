@@ -19,6 +19,10 @@ it('a whole observation pass writes through the fenced driver', async () => {
   const fenced = fencedDriver(driver, { lease, holder: 'a', token: claim.token });
   const o = await observe({ driver: fenced, suppression: 'shadow' }, proxmoxSource(standinClient(standin)));
   expect(o.report.complete).toBe(true);
-  expect(o.report.resources).toBeGreaterThan(0);
+  const { records } = await driver.executeQuery(
+    'MATCH (r:Resource) WHERE r.id STARTS WITH $prefix RETURN count(r) AS n',
+    { prefix: `proxmox:${scope}/` },
+  );
+  expect(Number(records[0]!.get('n'))).toBeGreaterThan(10);
   await standin.close();
 }, 60_000);
