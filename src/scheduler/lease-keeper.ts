@@ -81,12 +81,18 @@ export function runUnderLease(options: {
     );
     terms++;
     log.info({ lease: name, holder, token }, `lease ${name}: acquired (token ${token}) — running`);
-    running = { fence, loop: options.start(fenced, fence) };
+    try {
+      running = { fence, loop: options.start(fenced, fence) };
+    } catch (err) {
+      log.error({ err, lease: name }, `lease ${name}: the loop did not start`);
+    }
   };
 
   // The claim loop never waits for a term to stop (a pass may take long): claims go on meanwhile,
   // and a new term begins once the old one has stopped, if the lease is still this replica's.
   let claimed = 0;
+  // The token this replica holds by its last claim (null: another holds it, or none yet).
+  let held: number | null = null;
   let starting = false;
   const beginAfterHalt = () => {
     if (starting) return;
@@ -103,11 +109,12 @@ export function runUnderLease(options: {
         const claim = await claimLease(driver, { name, holder, seconds });
         if (stopped) break;
         if (claim.action === 'wait') {
+          held = null;
           void halt(`held by ${claim.holder}`, { by: claim.holder, current: claim.token });
         } else {
           const current = term();
           if (current && current.fence.token !== claim.token) void halt('re-acquired with a new token');
-          claimed = claim.token;
+          claimed = held = claim.token;
           confirmedAt = sentAt;
           armWatchdog();
           if (!term()) beginAfterHalt();
@@ -136,12 +143,14 @@ export function runUnderLease(options: {
         sleep.wake();
       }
       await loop;
-      const fence = term()?.fence;
       await halt('stopping');
       await halting;
       clearTimeout(watchdog);
-      if (fence)
-        await releaseLease(driver, fence).catch((err: unknown) => log.warn({ err, lease: name }, 'release failed'));
+      // Released only with the token this replica holds: a lease another took meanwhile stays theirs.
+      if (held !== null)
+        await releaseLease(driver, { lease: name, holder, token: held }).catch((err: unknown) =>
+          log.warn({ err, lease: name }, 'release failed'),
+        );
     },
   };
 }
