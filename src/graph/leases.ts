@@ -101,10 +101,13 @@ export async function readLeases(
 /**
  * The fence, first in a write transaction: locks the lease's fence and throws
  * {@link LeaseLostError} (so the whole transaction rolls back) unless it still has this holder and
- * token. The no-op SET is what takes the lock; it is held to commit.
+ * token. The SET is what takes the lock; it is held to commit, and the read after it sees the last
+ * acquisition committed.
  */
 export async function checkFenceTx(tx: ManagedTransaction, fence: Fence): Promise<void> {
-  await tx.run('MATCH (f:LeaseFence {name: $name}) SET f.token = f.token', { name: fence.lease });
+  // A constant, not `f.token = f.token`: that would read the token before the lock and could write
+  // an acquisition's new token back to the old one. Neo4j locks on a SET even when nothing changes.
+  await tx.run('MATCH (f:LeaseFence {name: $name}) SET f.locked = true', { name: fence.lease });
   const res = await tx.run('MATCH (f:LeaseFence {name: $name}) RETURN f.holder AS holder, f.token AS token', {
     name: fence.lease,
   });
