@@ -104,7 +104,7 @@ async function startReplica(name: string): Promise<Replica> {
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
   const replica = { id, url: `http://127.0.0.1:${port}`, child, out: () => out };
   replicas.push(replica);
-  await until(`replica ${name} ready`, 40_000, async () => {
+  await until(`replica ${name} ready`, 90_000, async () => {
     if (child.exitCode !== null) throw new Error(`replica ${name} exited ${child.exitCode}:\n${out}`);
     return fetch(`${replica.url}/readyz`).then(
       (r) => r.ok,
@@ -180,7 +180,7 @@ describe('two replicas, one leader', () => {
     });
     expect((await holder())?.holder).toBe(a.id);
     expect(passes(b)).toBe(0);
-  }, 150_000);
+  }, 300_000);
 
   it('the leader killed: the other polls within 2 × the lease, and the change around the handover is recorded once', async () => {
     const before = (await holder())!;
