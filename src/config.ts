@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './model/errors.js';
@@ -190,6 +191,23 @@ export const ENV_SCHEMA = z.object({
     .min(1)
     .optional()
     .describe('Bearer token `aitia query` sends and `aitia mcp` (stdio) serves as (aitia serve never reads it).'),
+  AITIA_REPLICA_ID: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'This process among replicas sharing one Neo4j: the holder name on the leases it takes. Default <hostname>-<pid>.',
+    ),
+  AITIA_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .max(600)
+    .default(15)
+    .describe(
+      'Lease of each leader-only loop (a source poller, the health scheduler): renewed every third of it; another replica takes over within twice it.',
+    ),
   AITIA_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .default('info')
@@ -248,6 +266,10 @@ export interface Config {
   clockSkewSeconds: number;
   /** Only for `aitia query` and `aitia mcp`. */
   token: string | undefined;
+  /** Holder name on this process's leases (AITIA_REPLICA_ID, default hostname-pid). */
+  replicaId: string;
+  /** Lease length of the leader-only loops, in seconds. */
+  leaseSeconds: number;
 }
 
 export { ConfigError };
@@ -314,5 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.AITIA_LOG_LEVEL,
     clockSkewSeconds: e.AITIA_CLOCK_SKEW_SECONDS,
     token: e.AITIA_TOKEN,
+    replicaId: e.AITIA_REPLICA_ID ?? `${hostname()}-${process.pid}`,
+    leaseSeconds: e.AITIA_LEASE_SECONDS,
   };
 }

@@ -9,6 +9,8 @@ import { loadStartupPolicy } from '../policy/startup.js';
 import { recordPolicyInForce } from '../services/policy-history.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startSourcePollers } from '../scheduler/source-pollers.js';
+import { runUnderLease } from '../scheduler/lease-keeper.js';
+import { HEALTH_SCHEDULER_LEASE } from '../model/lease.js';
 import { configuredSources } from '../sources-file.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
@@ -102,6 +104,10 @@ export const serveCommand: CliCommand = {
       `aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`,
     );
     if (demo) ctx.print('aitia: demo loaded — try the README walkthrough with the agent token above (Ctrl-C to stop)');
+    // Replicas share one Neo4j: each leader-only loop runs under a lease named in the graph, so one
+    // replica polls each source and one runs the health checks (README "Running more than one").
+    const lease = { holder: config.replicaId, seconds: config.leaseSeconds };
+    log.info({ replica: lease.holder, leaseSeconds: lease.seconds }, 'replica: leader-only loops run under leases');
     // Every configured source (sources file and single-source variables), each on its own timer:
     // provider pass → attributed transitions, published to subscribers; identity links after each complete pass.
     const sources = demo
@@ -116,16 +122,25 @@ export const serveCommand: CliCommand = {
             maxConcurrentRequests: config.proxmox.maxConcurrentRequests,
             maxAnswerBytes: config.proxmox.maxAnswerBytes,
           },
+          lease,
         });
     // Health checks: the only writer of health (checks due every tick of 10 s, 8 probes at a time, K = 3).
-    const health = startHealthScheduler({
+    // Under its lease too: one replica runs the checks, its writes fenced.
+    const health = runUnderLease({
       driver: graph.driver,
+      name: HEALTH_SCHEDULER_LEASE,
+      lease,
       log,
-      tickSeconds: 10,
-      concurrency: 8,
-      k: 3,
-      historySize: 20,
-      conditions: pipeline.conditions,
+      start: (driver) =>
+        startHealthScheduler({
+          driver,
+          log,
+          tickSeconds: 10,
+          concurrency: 8,
+          k: 3,
+          historySize: 20,
+          conditions: pipeline.conditions,
+        }),
     });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();

@@ -91,6 +91,16 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE CONSTRAINT policy_in_force_id IF NOT EXISTS FOR (p:PolicyInForce) REQUIRE p.id IS UNIQUE',
     ],
   },
+  {
+    version: 9,
+    name: 'leases of the leader-only loops',
+    statements: [
+      // One lease per leader-only loop (`poll:<source>`, `health-scheduler`), claimed by name.
+      'CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE',
+      // What fenced writes lock and check, apart from the lease so renewals never wait behind them.
+      'CREATE CONSTRAINT lease_fence_name IF NOT EXISTS FOR (f:LeaseFence) REQUIRE f.name IS UNIQUE',
+    ],
+  },
 ];
 
 export interface MigrationResult {

@@ -1,3 +1,4 @@
+import type { Driver } from 'neo4j-driver';
 import { isoNow } from '../graph/statements.js';
 import { recordSourcePass, registerSources } from '../graph/sources.js';
 import { createIdentityTracker, type IdentityTracker } from '../ingest/identity/incremental.js';
@@ -8,6 +9,8 @@ import type { CorrelationDeps } from '../pipeline/correlate.js';
 import type { Observation, ObservationSource } from '../pipeline/observe.js';
 import { proxmoxSource, vcenterSource } from '../pipeline/sources.js';
 import type { SourceSpec } from '../sources-file.js';
+import { pollLeaseName } from '../model/lease.js';
+import { type LeaseSettings, runUnderLease } from './lease-keeper.js';
 import { type Poller, startObservationPoller } from './poller.js';
 
 /** Proxmox tunables shared by every Proxmox source (AITIA_PROXMOX_*). */
@@ -70,6 +73,8 @@ export async function startSourcePollers(options: {
   tuning: ProxmoxTuning;
   identity?: IdentityTracker;
   onObservation?: (name: string, o: Observation<unknown>) => void;
+  /** With replicas: each source is polled only while this replica holds its lease (`poll:<name>`). */
+  lease?: LeaseSettings;
 }): Promise<SourcePollers> {
   const { deps, log } = options;
   const identity = options.identity ?? createIdentityTracker();
@@ -101,31 +106,34 @@ export async function startSourcePollers(options: {
     closers.push(close);
     log.info(
       { source: spec.name, kind: spec.kind, url: spec.url, origin: spec.origin },
-      `${spec.kind} ${spec.name}: polling every ${spec.pollSeconds} s`,
+      `${spec.kind} ${spec.name}: polling every ${spec.pollSeconds} s` +
+        (options.lease ? ` while this replica holds the lease ${pollLeaseName(spec.name)}` : ''),
     );
-    pollers.set(
-      spec.name,
+    const poll = (driver: Driver) =>
       startObservationPoller({
-        deps,
+        deps: { ...deps, driver },
         source,
         intervalSeconds: spec.pollSeconds,
         log,
         onObservation: async (o) => {
           const error = o.report.errors[0]?.message ?? null;
-          await recordSourcePass(deps.driver, {
+          await recordSourcePass(driver, {
             name: spec.name,
             at: o.report.startedAt,
             complete: o.report.complete,
             error,
           });
           if (o.report.complete) {
-            const run = await identity.run(deps.driver);
+            const run = await identity.run(driver);
             if (run.mode !== 'unchanged')
               log.info({ source: spec.name, ...run }, `${spec.kind} ${spec.name}: identity links ${run.mode}`);
           }
           options.onObservation?.(spec.name, o);
         },
-      }),
+      });
+    pollers.set(
+      spec.name,
+      options.lease ? leasedPoller(spec.name, poll, options.lease, deps.driver, log) : poll(deps.driver),
     );
   }
   return {
@@ -134,5 +142,43 @@ export async function startSourcePollers(options: {
       await Promise.all([...pollers.values()].map((p) => p.stop()));
       for (const close of closers) await close();
     },
+  };
+}
+
+/**
+ * A source's poller under its lease: started (first pass at once) each time this replica acquires
+ * `poll:<name>`, stopped when it loses it; every write of a pass carries the term's fence.
+ */
+function leasedPoller(
+  name: string,
+  poll: (driver: Driver) => Poller,
+  lease: LeaseSettings,
+  driver: Driver,
+  log: Logger,
+): Poller {
+  let earlier = 0;
+  let current: Poller | null = null;
+  const leased = runUnderLease({
+    driver,
+    name: pollLeaseName(name),
+    lease,
+    log,
+    start: (fenced) => {
+      const poller = poll(fenced);
+      current = poller;
+      return {
+        async stop() {
+          await poller.stop();
+          earlier += poller.passes;
+          if (current === poller) current = null;
+        },
+      };
+    },
+  });
+  return {
+    get passes() {
+      return earlier + (current?.passes ?? 0);
+    },
+    stop: () => leased.stop(),
   };
 }
