@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import neo4j from 'neo4j-driver';
+import neo4j, { type Driver, isRetryableError, type Record as Neo4jRecord } from 'neo4j-driver';
 import { badInput } from '../model/index.js';
 
 /**
@@ -54,6 +54,34 @@ export function isoUtcOf(dt: Neo4jDateTime): string | null {
   }
   const d = dt.toStandardDate();
   return DateTime.fromJSDate(d, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
+}
+
+/**
+ * A read-only statement as one auto-commit transaction: one round trip, where `executeQuery`'s
+ * managed transaction takes two (BEGIN+RUN+PULL, then COMMIT) and costs the driver and Neo4j about
+ * twice the work for a single statement. It uses executeQuery's bookmark manager, so it still sees
+ * every write this process made through executeQuery. A retryable failure (no connection, leader
+ * change, transient error) is handed to `executeQuery`, which retries with its usual policy: same
+ * behaviour on failure. Only for statements that never write.
+ */
+export async function readQuery(
+  driver: Driver,
+  cypher: string,
+  params: Record<string, unknown> = {},
+): Promise<{ records: Neo4jRecord[] }> {
+  const session = driver.session({
+    defaultAccessMode: neo4j.session.READ,
+    bookmarkManager: driver.executeQueryBookmarkManager,
+  });
+  try {
+    const { records } = await session.run(cypher, params);
+    return { records };
+  } catch (err) {
+    if (!isRetryableError(err)) throw err;
+  } finally {
+    await session.close();
+  }
+  return driver.executeQuery(cypher, params, { routing: 'READ' });
 }
 
 /** An ISO-8601 UTC timestamp for `datetime($param)`; defaults to now. */

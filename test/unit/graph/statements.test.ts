@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
-import neo4j from 'neo4j-driver';
+import neo4j, { Neo4jError } from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { isoUtcOf, toPlain } from '../../../src/graph/statements.js';
+import { isoUtcOf, readQuery, toPlain } from '../../../src/graph/statements.js';
 
 /** What toPlain returned for a datetime before the fast path: luxon over toStandardDate. */
 function viaLuxon(dt: InstanceType<typeof neo4j.types.DateTime>): string | null {
@@ -47,5 +47,49 @@ describe('isoUtcOf', () => {
     const plain = new neo4j.types.DateTime(2026, 12, 1, 6, 47, 39, 5_000_000, -7200);
     expect(isoUtcOf(plain)).toBe(viaLuxon(plain));
     expect(toPlain({ at: plain })).toEqual({ at: '2026-12-01T08:47:39.005Z' });
+  });
+});
+
+describe('readQuery', () => {
+  /** A driver whose auto-commit run fails with `error` (or answers), recording what was called. */
+  function fakeDriver(error: Error | null) {
+    const calls: string[] = [];
+    const driver = {
+      executeQueryBookmarkManager: { name: 'shared' },
+      session(config: { defaultAccessMode: string; bookmarkManager: unknown }) {
+        calls.push(
+          `session ${config.defaultAccessMode} ${config.bookmarkManager === driver.executeQueryBookmarkManager}`,
+        );
+        return {
+          run: async () => {
+            calls.push('run');
+            if (error) throw error;
+            return { records: ['auto-commit'] };
+          },
+          close: async () => void calls.push('close'),
+        };
+      },
+      executeQuery: async (_q: string, _p: unknown, config: { routing: string }) => {
+        calls.push(`executeQuery ${config.routing}`);
+        return { records: ['managed'] };
+      },
+    };
+    return { driver: driver as unknown as Parameters<typeof readQuery>[0], calls };
+  }
+
+  it('runs one auto-commit READ statement with executeQuery’s bookmark manager, so it sees this process’s writes', async () => {
+    const { driver, calls } = fakeDriver(null);
+    expect((await readQuery(driver, 'RETURN 1')).records).toEqual(['auto-commit']);
+    expect(calls).toEqual(['session READ true', 'run', 'close']);
+  });
+
+  it('hands a retryable failure to executeQuery (its retries), and throws any other', async () => {
+    const retryable = fakeDriver(new Neo4jError('gone', 'ServiceUnavailable', '08000', 'connection exception'));
+    expect((await readQuery(retryable.driver, 'RETURN 1')).records).toEqual(['managed']);
+    expect(retryable.calls).toEqual(['session READ true', 'run', 'close', 'executeQuery READ']);
+
+    const syntax = fakeDriver(new Neo4jError('bad', 'Neo.ClientError.Statement.SyntaxError', '42001', 'syntax error'));
+    await expect(readQuery(syntax.driver, 'RETRUN 1')).rejects.toThrow('bad');
+    expect(syntax.calls).not.toContain('executeQuery READ');
   });
 });
