@@ -1,4 +1,4 @@
-import { type AuditEntry, type AuditFilter, listAudit, writeAudit } from '../graph/audit.js';
+import { type AuditEntry, type AuditFilter, type AuditInput, listAudit, writeAudit } from '../graph/audit.js';
 import type { KeysetPage } from '../graph/statements.js';
 import { AitiaError } from '../model/index.js';
 import type { ServiceDeps } from './deps.js';
@@ -12,7 +12,8 @@ export type { AuditEntry };
  * client). The ok line is written before the answer is returned, so nothing unrecorded is handed
  * out. `targetIds` may be a function when the targets are only known once `run` resolved them;
  * `detailOf` words an ok outcome (classifyAction records its decision there). Each entry names the
- * surface the principal called through (`via`: graphql or mcp).
+ * surface the principal called through (`via`: graphql or mcp). `writeOk` writes the ok line: alone
+ * by default; classifyAction commits its recorded decision in the same transaction.
  */
 export async function audited<T>(
   deps: ServiceDeps,
@@ -21,12 +22,13 @@ export async function audited<T>(
   targetIds: readonly string[] | (() => readonly string[]),
   run: () => Promise<T>,
   detailOf: (result: T) => string | null = () => null,
+  writeOk: (entry: AuditInput, result: T) => Promise<unknown> = (entry) => writeAudit(deps.driver, entry),
 ): Promise<T> {
   const base = { principal: principal.name, role: principal.role, operation, via: principal.via ?? null };
   const targets = () => [...(typeof targetIds === 'function' ? targetIds() : targetIds)];
   try {
     const result = await run();
-    await writeAudit(deps.driver, { ...base, targetIds: targets(), outcome: 'ok', detail: detailOf(result) });
+    await writeOk({ ...base, targetIds: targets(), outcome: 'ok', detail: detailOf(result) }, result);
     return result;
   } catch (err) {
     const refused = err instanceof AitiaError;
