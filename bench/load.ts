@@ -1,16 +1,21 @@
 /**
  * bench:load — N concurrent simulated agents (default 50) against the real HTTP server for a bounded
- * time, speaking GraphQL over loopback like agents do: resource by slug, dependents to depth 3,
- * transitions of a resource, classifyAction, and (in the mixed phase) an idempotent
- * createRelationship. Three phases in one run: reads, reads again (memory must stay flat across
- * the two), then reads with writes — compared side by side: throughput, p50/p99 per operation,
- * errors, and the process's RSS before and after each phase (client and service share it).
+ * time, speaking GraphQL over loopback like agents do. The read mix: resource by slug, dependents
+ * to depth 3, transitions of a resource. The mixed phase adds what writes: classifyAction (a
+ * recorded decision and an audit line per question) and an idempotent createRelationship (audited).
+ * Three phases in one run: reads, reads again (memory must stay flat across the two), then the
+ * mix — compared side by side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU
+ * per request, and the process's RSS before and after each phase (client and service share it).
+ * The agents speak HTTP/1.1 keep-alive through node:http (fetch costs the shared cores ~2× as much
+ * per request as the client side of a real agent would, which runs elsewhere).
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { countingDriver } from '../src/graph/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';
@@ -73,9 +78,10 @@ try {
 
   const tokensFile = join(tmp, 'tokens.json');
   const token = addToken(tokensFile, `bench-agent-${scope}`, 'agent');
+  const counting = countingDriver(neo.driver);
   const server = createHttpServer(
     {
-      driver: neo.driver,
+      driver: counting.driver,
       log: createLogger('silent'),
       version: 'bench',
       policy: await loadStartupPolicy(undefined),
@@ -104,13 +110,13 @@ try {
         'query($r: String) { transitions(resourceId: $r, first: 10) { edges { node { id from to attribution { confidence actor } } } } }',
       vars: (i) => ({ r: vmSlug(i) }),
     },
-    {
-      name: 'classifyAction',
-      query:
-        'query($t: ID!) { classifyAction(input: {target: $t, action: "restart"}) { riskClass autonomy approval reasons } }',
-      vars: (i) => ({ t: vms[(i * 31) % VMS]!.id }),
-    },
   ];
+  const CLASSIFY: Op = {
+    name: 'classifyAction',
+    query:
+      'query($t: ID!) { classifyAction(input: {target: $t, action: "restart"}) { riskClass autonomy approval reasons } }',
+    vars: (i) => ({ t: vms[(i * 31) % VMS]!.id }),
+  };
   const WRITE: Op = {
     name: 'createRelationship',
     query:
@@ -118,14 +124,44 @@ try {
     vars: (i) => ({ s: services[i % SERVICES]!.id, t: vms[(i * 13) % VMS]!.id }),
   };
 
-  async function call(op: Op, i: number): Promise<void> {
-    const res = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: op.query, variables: op.vars(i) }),
+  const agent = new Agent({ keepAlive: true, maxSockets: AGENTS });
+  const endpoint = new URL(`${url}/graphql`);
+
+  /** One GraphQL POST over a kept-alive connection: the status and the parsed body. */
+  function post(payload: string): Promise<{ status: number; body: { errors?: unknown } }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        endpoint,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+            authorization: `Bearer ${token}`,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            try {
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+            } catch (err) {
+              reject(err as Error);
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    const body = (await res.json()) as { errors?: unknown };
-    if (!res.ok || body.errors) throw new Error(`${op.name}: HTTP ${res.status} ${JSON.stringify(body.errors)}`);
+  }
+
+  async function call(op: Op, i: number): Promise<void> {
+    const { status, body } = await post(JSON.stringify({ query: op.query, variables: op.vars(i) }));
+    if (status !== 200 || body.errors) throw new Error(`${op.name}: HTTP ${status} ${JSON.stringify(body.errors)}`);
   }
 
   interface Phase {
@@ -138,6 +174,9 @@ try {
     perOp: Map<string, number[]>;
     rssBefore: number;
     rssAfter: number;
+    heapAfter: number;
+    /** This process's CPU (client and service) per request, ms. */
+    cpuMsPerRequest: number;
     firstError: string | null;
   }
 
@@ -148,6 +187,7 @@ try {
     let firstError: string | null = null;
     let seq = 0;
     const rssBefore = rssMb();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const deadline = started + SECONDS * 1000;
     await Promise.all(
@@ -167,6 +207,7 @@ try {
       }),
     );
     const elapsed = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     const all = [...perOp.values()].flat();
     return {
       label,
@@ -178,38 +219,52 @@ try {
       perOp,
       rssBefore,
       rssAfter: rssMb(),
+      heapAfter: process.memoryUsage().heapUsed / 2 ** 20,
+      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, all.length),
       firstError,
     };
   }
 
-  // Warm-up: plans cached, connections pooled; not measured.
-  for (let i = 0; i < 200; i++) await call(READS[i % READS.length]!, i);
+  const MIXED = [...READS, CLASSIFY, WRITE];
+  // Warm-up: plans cached, connections pooled; one agent, so each operation's Neo4j statements
+  // are counted exactly (round trips per request). Not measured.
+  const statements = new Map<string, number>();
+  for (const op of MIXED) {
+    counting.reset();
+    for (let i = 0; i < 40; i++) await call(op, i);
+    statements.set(op.name, counting.count() / 40);
+  }
 
   const reads1 = await phase('reads', READS);
   const reads2 = await phase('reads again', READS);
-  const mixed = await phase('reads + writes', [...READS, WRITE]);
+  const mixed = await phase('reads + writes', MIXED);
+  agent.destroy();
   server.closeAllConnections();
   server.close();
 
   console.log(
     `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
   );
-  console.log('phase              requests   req/s   p50 ms   p99 ms  errors   RSS MB before → after');
+  console.log(
+    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req   RSS MB before → after   heap MB',
+  );
   for (const p of [reads1, reads2, mixed]) {
     console.log(
-      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)}   ${fmt(p.rssBefore, 0)} → ${fmt(p.rssAfter, 0)}`,
+      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(11)}   ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
     );
   }
-  console.log('\nper operation (reads + writes phase)   count   p50 ms   p99 ms');
-  for (const [name, samples] of mixed.perOp) {
-    console.log(
-      `${name.padEnd(38)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)}`,
-    );
+  for (const p of [reads2, mixed]) {
+    console.log(`\nper operation (${p.label})`.padEnd(40) + 'count   p50 ms   p99 ms  statements/req');
+    for (const [name, samples] of p.perOp) {
+      console.log(
+        `${name.padEnd(38)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(15)}`,
+      );
+    }
   }
   const errors = reads1.errors + reads2.errors + mixed.errors;
   if (errors > 0) console.log(`\nfirst error: ${reads1.firstError ?? reads2.firstError ?? mixed.firstError}`);
   console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} p50_ms=${fmt(reads2.p50, 1)} errors=${errors} agents=${AGENTS} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)}`,
+    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)}`,
   );
 } finally {
   await neo.driver

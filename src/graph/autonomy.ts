@@ -1,6 +1,6 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import type { ActionAuthorizedRecord, AutonomyState } from '../model/index.js';
-import { toPlain } from './statements.js';
+import { readQuery, toPlain } from './statements.js';
 
 /*
  * The kill switch and the breaker, one `(:AutonomySwitch {id: 'global'})`, and the authorization
@@ -16,22 +16,22 @@ const NORMAL: AutonomyState = {
   breakerReason: null,
 };
 
-/** The kill switch as stored, inside a transaction; normal when it was never set. */
-export async function readAutonomy(tx: ManagedTransaction): Promise<AutonomyState> {
-  const { records } = await tx.run(`MATCH (k:AutonomySwitch {id: 'global'}) RETURN properties(k) AS k`);
+const READ_AUTONOMY = `MATCH (k:AutonomySwitch {id: 'global'}) RETURN properties(k) AS k`;
+
+function autonomyOf(records: readonly { get(key: string): unknown }[]): AutonomyState {
   if (!records[0]) return NORMAL;
   const { id: _id, ...stored } = toPlain(records[0].get('k')) as Record<string, unknown>;
   return { ...NORMAL, ...stored } as AutonomyState;
 }
 
+/** The kill switch as stored, inside a transaction; normal when it was never set. */
+export async function readAutonomy(tx: ManagedTransaction): Promise<AutonomyState> {
+  return autonomyOf((await tx.run(READ_AUTONOMY)).records);
+}
+
 /** The kill switch as stored; normal when it was never set. */
 export async function autonomyState(driver: Driver): Promise<AutonomyState> {
-  const session = driver.session({ defaultAccessMode: 'READ' });
-  try {
-    return await session.executeRead(readAutonomy);
-  } finally {
-    await session.close();
-  }
+  return autonomyOf((await readQuery(driver, READ_AUTONOMY)).records);
 }
 
 /** Sets the kill switch (normal also closes an open breaker); returns the state it replaced. */
@@ -85,21 +85,21 @@ export async function authorizationHistory(
   driver: Driver,
   q: { targetId: string; action: string; since: string | null; autoSince: string | null },
 ): Promise<AuthorizationHistory> {
-  const { records } = await driver.executeQuery(
+  const { records } = await readQuery(
+    driver,
     `OPTIONAL MATCH (x:ActionAuthorized {targetId: $targetId, action: $action})
      WHERE $since IS NOT NULL AND x.at >= datetime($since)
      WITH x ORDER BY x.at DESC LIMIT 1
      RETURN properties(x) AS last`,
     { targetId: q.targetId, action: q.action, since: q.since },
-    { routing: 'READ' },
   );
   const last = (records[0]?.get('last') as unknown) ?? null;
   let autoCount = 0;
   if (q.autoSince !== null) {
-    const counted = await driver.executeQuery(
+    const counted = await readQuery(
+      driver,
       `MATCH (x:ActionAuthorized) WHERE x.at >= datetime($autoSince) AND x.source = 'auto' RETURN count(x) AS n`,
       { autoSince: q.autoSince },
-      { routing: 'READ' },
     );
     autoCount = toPlain(counted.records[0]?.get('n')) as number;
   }

@@ -1,4 +1,5 @@
 import type { Driver } from 'neo4j-driver';
+import { type AuditInput, writeAuditTx } from './audit.js';
 import { toPlain } from './statements.js';
 
 /** A gate decision as recorded for replay: canonical inputs, the facts read, the policy digest and the answer (secrets redacted). */
@@ -16,9 +17,27 @@ export interface StoredDecision {
   answer: string;
 }
 
-/** Records one decision as `(:Decision)`. */
-export async function recordDecision(driver: Driver, d: StoredDecision): Promise<void> {
-  await driver.executeQuery(`CREATE (d:Decision) SET d = $d, d.at = datetime($d.at)`, { d });
+const CREATE_DECISION = `CREATE (d:Decision) SET d = $d, d.at = datetime($d.at)`;
+
+/**
+ * Records one decision as `(:Decision)`; with `audit`, its audit line in the same transaction, so
+ * the two commit together (one commit per gate question instead of two).
+ */
+export async function recordDecision(driver: Driver, d: StoredDecision, audit?: AuditInput): Promise<void> {
+  if (!audit) {
+    await driver.executeQuery(CREATE_DECISION, { d });
+    return;
+  }
+  // executeQuery's bookmark manager: reads through executeQuery and readQuery see this write.
+  const session = driver.session({ bookmarkManager: driver.executeQueryBookmarkManager });
+  try {
+    await session.executeWrite(async (tx) => {
+      await tx.run(CREATE_DECISION, { d });
+      await writeAuditTx(tx, [audit]);
+    });
+  } finally {
+    await session.close();
+  }
 }
 
 /** One recorded decision, or null. */

@@ -45,7 +45,7 @@ function outageKind(err: unknown): 'down' | 'busy' | null {
 
 /**
  * Wraps a driver so that no call waits on an unavailable Neo4j for long. Each call
- * (executeQuery, a session's executeRead/executeWrite) that is still unanswered after `stallMs`
+ * (executeQuery, a session's executeRead/executeWrite/run) that is still unanswered after `stallMs`
  * asks `probe` (its own small pool, so a saturated main pool is not mistaken for an outage)
  * whether Neo4j answers `RETURN 1` within `probeMs`: if not, the call answers `UNAVAILABLE` and
  * its work is abandoned; if so, it goes on waiting (a long query is not an outage). This covers a
@@ -138,10 +138,11 @@ export function guardDriver(
   /* eslint-disable @typescript-eslint/no-explicit-any -- a transparent Proxy over the driver's own types */
   const guardSession = (session: Session): Session => {
     let abandoned = false;
+    // An auto-commit `run` is guarded as the promise of its whole result (readQuery awaits it so).
     const run =
-      (method: 'executeRead' | 'executeWrite') =>
+      (method: 'executeRead' | 'executeWrite' | 'run') =>
       (...args: unknown[]) =>
-        guarded(() => (session[method] as any)(...args)).catch((err: unknown) => {
+        guarded(() => Promise.resolve((session[method] as any)(...args))).catch((err: unknown) => {
           abandoned ||= isUnavailable(err);
           throw err;
         });
@@ -158,7 +159,7 @@ export function guardDriver(
     };
     return new Proxy(session, {
       get(target, prop) {
-        if (prop === 'executeRead' || prop === 'executeWrite') return run(prop);
+        if (prop === 'executeRead' || prop === 'executeWrite' || prop === 'run') return run(prop);
         if (prop === 'close') return close;
         const v = Reflect.get(target, prop);
         return typeof v === 'function' ? v.bind(target) : v;

@@ -1,4 +1,11 @@
-import { EagerResult, type Driver, type ManagedTransaction, type QueryConfig, type Session } from 'neo4j-driver';
+import neo4j, {
+  EagerResult,
+  type Driver,
+  type ManagedTransaction,
+  type QueryConfig,
+  type Session,
+  type SessionConfig,
+} from 'neo4j-driver';
 import { decideLease, type Fence, type LeaseDecision, LeaseLostError, type LeaseRecord } from '../model/lease.js';
 import { int } from './statements.js';
 
@@ -124,8 +131,8 @@ export async function checkFenceTx(tx: ManagedTransaction, fence: Fence): Promis
 /**
  * The driver a leader-only loop writes through: every write transaction (`executeQuery` not routed
  * to READ, `session.executeWrite`) runs {@link checkFenceTx} first, in the same transaction; reads
- * (`routing: 'READ'`, `executeRead`) pass through. Auto-commit `session.run` and explicit
- * transactions cannot be fenced and are refused. `onLost` hears every refused write.
+ * (`routing: 'READ'`, `executeRead`, `run` in a READ session) pass through. Auto-commit `session.run`
+ * in a write session and explicit transactions cannot be fenced and are refused. `onLost` hears every refused write.
  */
 export function fencedDriver(driver: Driver, fence: Fence, onLost?: (err: LeaseLostError) => void): Driver {
   const fenced = async <T>(tx: ManagedTransaction, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> => {
@@ -140,12 +147,14 @@ export function fencedDriver(driver: Driver, fence: Fence, onLost?: (err: LeaseL
   const refuse = (what: string) => () => {
     throw new Error(`fenced driver: ${what} cannot carry the lease's fence; use executeWrite or executeQuery`);
   };
-  const wrapSession = (s: Session) =>
+  // A READ session's auto-commit `run` writes nothing (Neo4j refuses writes in it), so it needs no fence.
+  const wrapSession = (s: Session, readOnly: boolean) =>
     new Proxy(s, {
       get(target, prop) {
         if (prop === 'executeWrite')
           return (work: (tx: ManagedTransaction) => Promise<unknown>, cfg?: any) =>
             target.executeWrite((tx) => fenced(tx, work), cfg);
+        if (prop === 'run' && readOnly) return target.run.bind(target);
         if (prop === 'run' || prop === 'beginTransaction' || prop === 'writeTransaction') return refuse(String(prop));
         const v = Reflect.get(target, prop);
         return typeof v === 'function' ? v.bind(target) : v;
@@ -177,7 +186,9 @@ export function fencedDriver(driver: Driver, fence: Fence, onLost?: (err: LeaseL
   return new Proxy(driver, {
     get(target, prop) {
       if (prop === 'executeQuery') return executeQuery;
-      if (prop === 'session') return (...a: unknown[]) => wrapSession((target.session as any)(...a));
+      if (prop === 'session')
+        return (config?: SessionConfig) =>
+          wrapSession(target.session(config), config?.defaultAccessMode === neo4j.session.READ);
       const v = Reflect.get(target, prop);
       return typeof v === 'function' ? v.bind(target) : v;
     },

@@ -24,7 +24,7 @@ import {
 } from '../model/index.js';
 import { resolveConditionsTx } from './conditions.js';
 import { mergeEdgeTx } from './edges.js';
-import { inBatches, int, isoNow, toPlain } from './statements.js';
+import { inBatches, int, isoNow, readQuery, toPlain } from './statements.js';
 import type { Driver } from 'neo4j-driver';
 
 /** The Cypher projection every read uses, so records come back in one shape. */
@@ -190,20 +190,18 @@ export async function upsertResources(
 
 /** One resource by id, or null. */
 export async function getResourceById(driver: Driver, id: string): Promise<ResourceRecord | null> {
-  const { records } = await driver.executeQuery(
-    'MATCH (r:Resource {id: $id}) RETURN properties(r) AS p',
-    { id },
-    { routing: 'READ' },
-  );
+  const { records } = await readQuery(driver, 'MATCH (r:Resource {id: $id}) RETURN properties(r) AS p', { id });
   return records[0] ? resourceFromProperties(records[0].get('p')) : null;
 }
 
 /** Many resources by id in one query, in no particular order (DataLoaders re-order). */
 export async function getResourcesByIds(driver: Driver, ids: readonly string[]): Promise<ResourceRecord[]> {
-  const { records } = await driver.executeQuery(
+  const { records } = await readQuery(
+    driver,
     'UNWIND $ids AS id MATCH (r:Resource {id: id}) RETURN properties(r) AS p',
-    { ids: [...new Set(ids)] },
-    { routing: 'READ' },
+    {
+      ids: [...new Set(ids)],
+    },
   );
   return records.map((r) => resourceFromProperties(r.get('p')));
 }
@@ -212,10 +210,10 @@ export async function getResourcesByIds(driver: Driver, ids: readonly string[]):
 export async function getResourcesBySlug(driver: Driver, slug: string): Promise<ResourceRecord[]> {
   const parsed = parseSlug(slug);
   if (!parsed.ok) throw badInput('slug', parsed.reason);
-  const { records } = await driver.executeQuery(
+  const { records } = await readQuery(
+    driver,
     'MATCH (r:Resource {name: $name}) WHERE r.kind = $kind RETURN properties(r) AS p ORDER BY r.id',
     { name: parsed.name, kind: parsed.kind },
-    { routing: 'READ' },
   );
   return records.map((r) => resourceFromProperties(r.get('p')));
 }

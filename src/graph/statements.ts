@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import neo4j from 'neo4j-driver';
+import neo4j, { type Driver, isRetryableError, type Record as Neo4jRecord } from 'neo4j-driver';
 import { badInput } from '../model/index.js';
 
 /**
@@ -14,10 +14,7 @@ import { badInput } from '../model/index.js';
 export function toPlain(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (neo4j.isInt(value)) return (value as { toNumber(): number }).toNumber();
-  if (neo4j.isDateTime(value)) {
-    const d = (value as { toStandardDate(): Date }).toStandardDate();
-    return DateTime.fromJSDate(d, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
-  }
+  if (neo4j.isDateTime(value)) return isoUtcOf(value as Neo4jDateTime);
   if (Array.isArray(value)) return value.map(toPlain);
   if (typeof value === 'object') {
     const v = value as Record<string, unknown>;
@@ -25,6 +22,66 @@ export function toPlain(value: unknown): unknown {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
   }
   return value;
+}
+
+type Neo4jDateTime = InstanceType<typeof neo4j.types.DateTime>;
+
+const num = (v: number | bigint | { toNumber(): number }) =>
+  typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : v.toNumber();
+
+/**
+ * A datetime as ISO-8601 UTC to the millisecond (`2026-05-14T02:08:29.167Z`, `…:29Z` on a whole
+ * second). Every read converts its temporal values, so the common case (offset known, years
+ * 1000–9999) is computed with Date.UTC: luxon through toStandardDate cost ~10× as much per value;
+ * anything else takes that path still.
+ */
+export function isoUtcOf(dt: Neo4jDateTime): string | null {
+  const year = num(dt.year);
+  if (dt.timeZoneOffsetSeconds != null && year >= 1000 && year <= 9999) {
+    const ms =
+      Date.UTC(
+        year,
+        num(dt.month) - 1,
+        num(dt.day),
+        num(dt.hour),
+        num(dt.minute),
+        num(dt.second),
+        Math.floor(num(dt.nanosecond) / 1e6),
+      ) -
+      num(dt.timeZoneOffsetSeconds) * 1000;
+    const iso = new Date(ms).toISOString();
+    if (iso.length === 24) return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
+  }
+  const d = dt.toStandardDate();
+  return DateTime.fromJSDate(d, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
+}
+
+/**
+ * A read-only statement as one auto-commit transaction: one round trip, where `executeQuery`'s
+ * managed transaction takes two (BEGIN+RUN+PULL, then COMMIT) and costs the driver and Neo4j about
+ * twice the work for a single statement. It uses executeQuery's bookmark manager, so it still sees
+ * every write this process made through executeQuery. A retryable failure (no connection, leader
+ * change, transient error) is handed to `executeQuery`, which retries with its usual policy: same
+ * behaviour on failure. Only for statements that never write.
+ */
+export async function readQuery(
+  driver: Driver,
+  cypher: string,
+  params: Record<string, unknown> = {},
+): Promise<{ records: Neo4jRecord[] }> {
+  const session = driver.session({
+    defaultAccessMode: neo4j.session.READ,
+    bookmarkManager: driver.executeQueryBookmarkManager,
+  });
+  try {
+    const { records } = await session.run(cypher, params);
+    return { records };
+  } catch (err) {
+    if (!isRetryableError(err)) throw err;
+  } finally {
+    await session.close();
+  }
+  return driver.executeQuery(cypher, params, { routing: 'READ' });
 }
 
 /** An ISO-8601 UTC timestamp for `datetime($param)`; defaults to now. */

@@ -17,7 +17,7 @@ import { openConditionsTx, resolveConditionsTx } from './conditions.js';
 import { candidateEventBranches, byStart, eventFromProperties } from './events.js';
 import { writeAuditTx, type AuditInput } from './audit.js';
 import { appendFeedTx } from './feed.js';
-import { int, isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { int, isoNow, newestFirst, readQuery, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 
@@ -274,7 +274,8 @@ export async function listTransitions(
   }
   const keyset = newestFirst({ first: options.first ?? 50, after: options.after ?? null }, 'transitions');
   const where = options.resourceId ? 't.resourceId = $rid AND ' : '';
-  const { records } = await driver.executeQuery(
+  const { records } = await readQuery(
+    driver,
     `MATCH (t:Transition)
      WHERE ${where}t.observedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
        AND t.observedAt <= datetime(coalesce($until, '9999-12-31T23:59:59Z'))
@@ -292,7 +293,6 @@ export async function listTransitions(
       actorKind: options.actorKind ?? null,
       ...keyset.params,
     },
-    { routing: 'READ' },
   );
   return keyset.cut(
     records.map((r) => transitionFromProperties(r.get('t'))),
@@ -327,7 +327,8 @@ export async function latestTransitions(
   resourceIds: readonly string[],
 ): Promise<Map<string, TransitionRecord>> {
   if (resourceIds.length === 0) return new Map();
-  const { records } = await driver.executeQuery(
+  const { records } = await readQuery(
+    driver,
     `UNWIND $ids AS rid
      CALL (rid) {
        MATCH (t:Transition) WHERE t.resourceId = rid AND t.observedAt IS NOT NULL
@@ -335,7 +336,6 @@ export async function latestTransitions(
      }
      RETURN properties(t) AS t`,
     { ids: [...new Set(resourceIds)] },
-    { routing: 'READ' },
   );
   const found = records.map((r) => transitionFromProperties(r.get('t')));
   return new Map(found.map((t) => [t.resourceId, t]));

@@ -1,7 +1,7 @@
 import { badInput, type Kind, type RelationshipType, type ResourceRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { resourceFromProperties } from './resources.js';
-import { toPlain } from './statements.js';
+import { readQuery, toPlain } from './statements.js';
 
 /** Edge types along which failure propagates: what runs on, is stored on, depends on or belongs to X. */
 export const IMPACT_TYPES = [
@@ -68,7 +68,8 @@ export async function traverse(
   maxDepth: number,
 ): Promise<Reached[]> {
   const q = depthQuantifier(maxDepth);
-  const { records } = await driver.executeQuery(
+  const { records } = await readQuery(
+    driver,
     `MATCH (x:Resource {id: $id})
      MATCH p = ANY SHORTEST (x)${impactHops(direction, q)}(n:Resource)
      WHERE n <> x
@@ -77,7 +78,6 @@ export async function traverse(
               name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}] AS path
      ORDER BY depth, n.kind, n.name, n.id`,
     { id },
-    { routing: 'READ' },
   );
   return records.map((r) => ({
     resource: resourceFromProperties(r.get('n')),

@@ -1,4 +1,4 @@
-import { type AuditEntry, type AuditFilter, listAudit, writeAudit } from '../graph/audit.js';
+import { type AuditEntry, type AuditFilter, type AuditInput, listAudit, writeAudit } from '../graph/audit.js';
 import type { KeysetPage } from '../graph/statements.js';
 import { AitiaError } from '../model/index.js';
 import { redactParams } from '../policy/redact.js';
@@ -15,6 +15,8 @@ export type { AuditEntry };
  * `detailOf` words an ok outcome (classifyAction records its decision there). Each entry names the
  * surface the principal called through (`via`: graphql or mcp) and, when the operation passes
  * `options.args`, the arguments as asked (secrets redacted, at most {@link MAX_AUDIT_ARGUMENTS} characters).
+ * `options.writeOk` writes the ok line: alone by default; classifyAction commits its recorded
+ * decision in the same transaction.
  */
 export async function audited<T>(
   deps: ServiceDeps,
@@ -23,7 +25,7 @@ export async function audited<T>(
   targetIds: readonly string[] | (() => readonly string[]),
   run: () => Promise<T>,
   detailOf: (result: T) => string | null = () => null,
-  options: { args?: unknown } = {},
+  options: { args?: unknown; writeOk?: (entry: AuditInput, result: T) => Promise<unknown> } = {},
 ): Promise<T> {
   const base = {
     principal: principal.name,
@@ -33,9 +35,10 @@ export async function audited<T>(
     arguments: options.args === undefined ? null : auditArguments(options.args),
   };
   const targets = () => [...(typeof targetIds === 'function' ? targetIds() : targetIds)];
+  const writeOk = options.writeOk ?? ((entry: AuditInput) => writeAudit(deps.driver, entry));
   try {
     const result = await run();
-    await writeAudit(deps.driver, { ...base, targetIds: targets(), outcome: 'ok', detail: detailOf(result) });
+    await writeOk({ ...base, targetIds: targets(), outcome: 'ok', detail: detailOf(result) }, result);
     return result;
   } catch (err) {
     const refused = err instanceof AitiaError;

@@ -15,7 +15,7 @@ import {
   viewPolicy,
 } from '../policy/index.js';
 import { randomUUID } from 'node:crypto';
-import { recordDecision } from '../graph/decisions.js';
+import { recordDecision, type StoredDecision } from '../graph/decisions.js';
 import { authorizationHistory, autonomyState, openBreaker } from '../graph/autonomy.js';
 import { audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
@@ -139,6 +139,7 @@ export function classifyAction(
   // Known only inside the run; the audit line reads them afterwards, refused questions too.
   let resolvedId: string | null = null;
   let request: Omit<ActionRequest, 'target'> | null = null;
+  let decision: StoredDecision | null = null;
   const targetIds = () => [...new Set([resolvedId ?? input.target, ...(input.targets ?? [])])];
   const run = async (): Promise<Classification> => {
     assertCan(principal, 'policy:classify');
@@ -148,13 +149,7 @@ export function classifyAction(
     // Recorded for replayDecision: the inputs, the facts read and the answer, secrets redacted.
     const decisionId = `dec-${randomUUID()}`;
     const { at, ...recorded } = recordOf(asked.asked, asked.classification);
-    await recordDecision(deps.driver, {
-      id: decisionId,
-      at: at ?? nowOf(deps),
-      askedAt: at,
-      principal: principal.name,
-      ...recorded,
-    });
+    decision = { id: decisionId, at: at ?? nowOf(deps), askedAt: at, principal: principal.name, ...recorded };
     return { ...asked.classification, decisionId };
   };
   return audited(
@@ -164,6 +159,13 @@ export function classifyAction(
     targetIds,
     run,
     (d) => describeDecision(request?.action ?? input.action, request?.command ?? null, d),
-    { args: input },
+    {
+      args: input,
+      // The decision and its audit line commit together, before the answer is returned.
+      writeOk: (entry) => {
+        if (!decision) throw new Error('classifyAction answered without a decision to record');
+        return recordDecision(deps.driver, decision, entry);
+      },
+    },
   );
 }
