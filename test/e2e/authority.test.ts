@@ -241,7 +241,12 @@ describe('between provider resources an agent declares DEPENDS_ON only', () => {
     expect(again.createRelationship).toMatchObject({ created: true, relationship: { provenance: 'declared' } });
     const other = addToken(srv.tokensFile, 'other-agent', 'agent');
     const before = await edges();
-    const { body } = await srv.gql(other, CREATE, { s: own, t: ids.pve2, ty: 'RUNS_ON' });
+    // The server re-reads the tokens file at most every 500 ms: ask until the new token is known.
+    let { body } = await srv.gql(other, CREATE, { s: own, t: ids.pve2, ty: 'RUNS_ON' });
+    for (let i = 0; i < 50 && body.errors?.[0]?.extensions?.code === 'UNAUTHENTICATED'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ({ body } = await srv.gql(other, CREATE, { s: own, t: ids.pve2, ty: 'RUNS_ON' }));
+    }
     expect(body.errors[0]).toMatchObject({
       message: `input.source: ${own} was declared by test-agent: only its declarer or an operator may declare its RUNS_ON`,
       extensions: { code: 'BAD_USER_INPUT', field: 'input.source' },
