@@ -10,6 +10,7 @@
  * per request as the client side of a real agent would, which runs elsewhere).
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
+ *   AITIA_BENCH_READS (all: resource,dependents,transitions)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -111,6 +112,9 @@ try {
       vars: (i) => ({ r: vmSlug(i) }),
     },
   ];
+  // AITIA_BENCH_READS picks some of the read operations (e.g. `resource`) to cost one alone.
+  const only = process.env.AITIA_BENCH_READS?.split(',');
+  if (only) READS.splice(0, READS.length, ...READS.filter((o) => only.includes(o.name)));
   const CLASSIFY: Op = {
     name: 'classifyAction',
     query:
@@ -177,6 +181,8 @@ try {
     heapAfter: number;
     /** This process's CPU (client and service) per request, ms. */
     cpuMsPerRequest: number;
+    /** The Neo4j process's CPU per request, ms (null when Neo4j is not local). */
+    neoCpuMsPerRequest: number | null;
     firstError: string | null;
   }
 
@@ -188,6 +194,7 @@ try {
     let seq = 0;
     const rssBefore = rssMb();
     const cpuBefore = process.cpuUsage();
+    const neoCpuBefore = neo.cpuMs();
     const started = performance.now();
     const deadline = started + SECONDS * 1000;
     await Promise.all(
@@ -208,6 +215,7 @@ try {
     );
     const elapsed = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    const neoCpuAfter = neo.cpuMs();
     const all = [...perOp.values()].flat();
     return {
       label,
@@ -221,6 +229,8 @@ try {
       rssAfter: rssMb(),
       heapAfter: process.memoryUsage().heapUsed / 2 ** 20,
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, all.length),
+      neoCpuMsPerRequest:
+        neoCpuBefore === null || neoCpuAfter === null ? null : (neoCpuAfter - neoCpuBefore) / Math.max(1, all.length),
       firstError,
     };
   }
@@ -246,11 +256,11 @@ try {
     `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
   );
   console.log(
-    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req   RSS MB before → after   heap MB',
+    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia+client / Neo4j)   RSS MB before → after   heap MB',
   );
   for (const p of [reads1, reads2, mixed]) {
     console.log(
-      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(11)}   ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
+      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(14)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(19)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
     );
   }
   for (const p of [reads2, mixed]) {
@@ -264,7 +274,7 @@ try {
   const errors = reads1.errors + reads2.errors + mixed.errors;
   if (errors > 0) console.log(`\nfirst error: ${reads1.firstError ?? reads2.firstError ?? mixed.firstError}`);
   console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)}`,
+    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)}`,
   );
 } finally {
   await neo.driver

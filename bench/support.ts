@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
@@ -7,7 +7,13 @@ import { migrate } from '../src/graph/migrations.js';
 import { startEmbeddedNeo4j } from '../src/graph/embedded/launcher.js';
 
 /** A Neo4j for a benchmark: NEO4J_URI when set, else a throwaway embedded one. */
-export async function benchNeo4j(): Promise<{ driver: Driver; via: string; stop(): Promise<void> }> {
+export async function benchNeo4j(): Promise<{
+  driver: Driver;
+  via: string;
+  /** CPU milliseconds the Neo4j process has used so far (embedded only; null for NEO4J_URI). */
+  cpuMs(): number | null;
+  stop(): Promise<void>;
+}> {
   if (process.env.NEO4J_URI) {
     const driver = createDriver({
       uri: process.env.NEO4J_URI,
@@ -15,7 +21,7 @@ export async function benchNeo4j(): Promise<{ driver: Driver; via: string; stop(
       password: process.env.NEO4J_PASSWORD,
     });
     await migrate(driver);
-    return { driver, via: process.env.NEO4J_URI, stop: () => driver.close() };
+    return { driver, via: process.env.NEO4J_URI, cpuMs: () => null, stop: () => driver.close() };
   }
   const dir = mkdtempSync(join(tmpdir(), 'aitia-bench-'));
   const neo = await startEmbeddedNeo4j({ dataDir: dir, heap: '4g', pageCacheMb: 1024, log: (m) => console.log(m) });
@@ -24,6 +30,7 @@ export async function benchNeo4j(): Promise<{ driver: Driver; via: string; stop(
   return {
     driver,
     via: `embedded ${neo.uri}`,
+    cpuMs: () => processCpuMs(neo.pid),
     async stop() {
       await driver.close();
       await neo.stop();
@@ -51,3 +58,15 @@ export async function timeEach(n: number, warmup: number, fn: (i: number) => Pro
 }
 
 export const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+/** A process's user + system CPU from /proc (Linux), in ms; null where that cannot be read. */
+function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}

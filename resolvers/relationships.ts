@@ -7,6 +7,7 @@ import {
   relations,
   removeRelationship,
 } from '../src/services/relationships.js';
+import { traverseViewOf } from './selection.js';
 
 export const relationshipResolvers: Resolvers = {
   Relationship: {
@@ -15,8 +16,8 @@ export const relationshipResolvers: Resolvers = {
   },
   Query: {
     relations: (_p, args, ctx) => relations(ctx.deps, ctx.principal, args),
-    dependents: (_p, args, ctx) => dependents(ctx.deps, ctx.principal, args),
-    dependencies: (_p, args, ctx) => dependencies(ctx.deps, ctx.principal, args),
+    dependents: (_p, args, ctx, info) => dependents(ctx.deps, ctx.principal, args, traverseViewOf(info)),
+    dependencies: (_p, args, ctx, info) => dependencies(ctx.deps, ctx.principal, args, traverseViewOf(info)),
     identity: async (_p, args, ctx) => {
       const found = await identity(ctx.deps, ctx.principal, args);
       for (const { resource } of found.links) ctx.loaders.resourceById.prime(resource.id, resource);

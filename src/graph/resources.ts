@@ -210,9 +210,11 @@ export async function getResourcesByIds(driver: Driver, ids: readonly string[]):
 export async function getResourcesBySlug(driver: Driver, slug: string): Promise<ResourceRecord[]> {
   const parsed = parseSlug(slug);
   if (!parsed.ok) throw badInput('slug', parsed.reason);
+  // The hint keeps the seek on the name index: with stale index statistics (just after a large
+  // load) the planner otherwise scans the whole kind index — every VM for one VM's slug.
   const { records } = await readQuery(
     driver,
-    'MATCH (r:Resource {name: $name}) WHERE r.kind = $kind RETURN properties(r) AS p ORDER BY r.id',
+    'MATCH (r:Resource {name: $name}) USING INDEX r:Resource(name) WHERE r.kind = $kind RETURN properties(r) AS p ORDER BY r.id',
     { name: parsed.name, kind: parsed.kind },
   );
   return records.map((r) => resourceFromProperties(r.get('p')));
@@ -561,7 +563,7 @@ export async function findDeclaredResource(
   key: { kind: Kind; name: string; runsOnId: string | null },
 ): Promise<ResourceRecord | null> {
   const { records } = await driver.executeQuery(
-    `MATCH (r:Resource {name: $name}) WHERE r.kind = $kind AND r.provider = 'manual'
+    `MATCH (r:Resource {name: $name}) USING INDEX r:Resource(name) WHERE r.kind = $kind AND r.provider = 'manual'
        AND CASE WHEN $runsOn IS NULL THEN NOT EXISTS { (r)-[:RUNS_ON]->() }
                 ELSE EXISTS { (r)-[:RUNS_ON]->(:Resource {id: $runsOn}) } END
      RETURN properties(r) AS p ORDER BY r.id LIMIT 1`,

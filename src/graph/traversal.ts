@@ -52,36 +52,82 @@ export interface PathStep {
 export interface Reached {
   resource: ResourceRecord;
   depth: number;
-  /** One shortest path from the start to this resource (start excluded). */
+  /** One shortest path from the start to this resource (start excluded); empty when not asked for. */
   path: PathStep[];
 }
 
 /**
+ * What a walk sends back. `resources: 'identity'` reads only id, kind, name and provider of each
+ * reached resource (the other fields of its record are placeholders): for a caller that asked for
+ * nothing else, it saves Neo4j and the driver the work of every property of every resource reached.
+ */
+export interface TraverseView {
+  resources: 'full' | 'identity';
+  path: boolean;
+}
+
+export const FULL_VIEW: TraverseView = { resources: 'full', path: true };
+
+const IDENTITY = 'n {.id, .kind, .name, .provider}';
+const PATH = `[i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,
+              name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}]`;
+
+/**
  * Everything reached from `id` within `maxDepth` hops over the impact edges (and MANIFESTS_AS),
- * each with its depth and one shortest path. `dependents` walks edges backwards (who is hit if X
+ * each with its depth and one shortest path, nearest first; and the start itself (null when no
+ * resource has that id) — one statement. `dependents` walks edges backwards (who is hit if X
  * fails: the blast radius); `dependencies` walks them forwards (what X needs).
  */
+export async function traverseFrom(
+  driver: Driver,
+  id: string,
+  direction: 'dependents' | 'dependencies',
+  maxDepth: number,
+  view: TraverseView = FULL_VIEW,
+): Promise<{ root: ResourceRecord | null; reached: Reached[] }> {
+  const q = depthQuantifier(maxDepth);
+  // The far end is left unlabelled: only resources carry impact edges, and a label there makes
+  // the planner try a shortest path into every resource in the graph instead of expanding from x.
+  const { records } = await readQuery(
+    driver,
+    `MATCH (x:Resource {id: $id})
+     RETURN properties(x) AS root, COLLECT {
+       MATCH p = ANY SHORTEST (x)${impactHops(direction, q)}(n)
+       WHERE n <> x
+       RETURN [${view.resources === 'full' ? 'properties(n)' : IDENTITY}, length(p), ${view.path ? PATH : '[]'}]
+     } AS reached`,
+    { id },
+  );
+  const row = records[0];
+  if (!row) return { root: null, reached: [] };
+  // Nearest first, then by kind, name and id: sorted here, where it costs Neo4j nothing.
+  const reached = (row.get('reached') as unknown[][])
+    .map(([n, depth, path]) => ({
+      resource: resourceFromProperties(n),
+      depth: toPlain(depth) as number,
+      path: toPlain(path) as PathStep[],
+    }))
+    .sort(
+      (a, b) =>
+        a.depth - b.depth ||
+        byText(a.resource.kind, b.resource.kind) ||
+        byText(a.resource.name, b.resource.name) ||
+        byText(a.resource.id, b.resource.id),
+    );
+  return { root: resourceFromProperties(row.get('root')), reached };
+}
+
+/** What a walk from `id` reaches, every field read (nothing when no resource has that id). */
 export async function traverse(
   driver: Driver,
   id: string,
   direction: 'dependents' | 'dependencies',
   maxDepth: number,
 ): Promise<Reached[]> {
-  const q = depthQuantifier(maxDepth);
-  const { records } = await readQuery(
-    driver,
-    `MATCH (x:Resource {id: $id})
-     MATCH p = ANY SHORTEST (x)${impactHops(direction, q)}(n:Resource)
-     WHERE n <> x
-     RETURN properties(n) AS n, length(p) AS depth,
-            [i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,
-              name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}] AS path
-     ORDER BY depth, n.kind, n.name, n.id`,
-    { id },
-  );
-  return records.map((r) => ({
-    resource: resourceFromProperties(r.get('n')),
-    depth: toPlain(r.get('depth')) as number,
-    path: toPlain(r.get('path')) as PathStep[],
-  }));
+  return (await traverseFrom(driver, id, direction, maxDepth)).reached;
+}
+
+/** String order as Cypher's ORDER BY has it (UTF-16 units vs code points differ only past U+E000). */
+function byText(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }

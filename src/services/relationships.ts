@@ -1,12 +1,21 @@
 import * as edges from '../graph/edges.js';
 import type { Direction } from '../graph/edges.js';
-import { IMPACT_TYPES, type Reached, traverse } from '../graph/traversal.js';
+import {
+  depthQuantifier,
+  FULL_VIEW,
+  IMPACT_TYPES,
+  type Reached,
+  traverseFrom,
+  type TraverseView,
+} from '../graph/traversal.js';
 import {
   AitiaError,
   badInput,
   declaredEdgeProblem,
   type EdgeRecord,
   evidenceProblem,
+  isResourceId,
+  notFound,
   type RelationshipType,
   refusePair,
   type ResourceRecord,
@@ -17,7 +26,7 @@ import type { ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 import { resolveInputRef, resolveRef, resourcesByIds } from './resources.js';
 
-export type { Direction };
+export type { Direction, TraverseView };
 
 /** Which edges of a resource to read. */
 export interface RelationsOptions {
@@ -63,22 +72,39 @@ async function walk(
   principal: Principal,
   input: { id: string; maxDepth?: number | null },
   direction: 'dependents' | 'dependencies',
+  view: TraverseView,
 ): Promise<Traversal> {
   assertCan(principal, 'resource:read');
   const maxDepth = input.maxDepth ?? 3;
-  const root = await resolveRef(deps, input.id, 'id');
-  const reached = await traverse(deps.driver, root.id, direction, maxDepth);
+  depthQuantifier(maxDepth);
+  // An id is resolved by the walk's own statement; a slug first names one resource.
+  const start = isResourceId(input.id) ? input.id : (await resolveRef(deps, input.id, 'id')).id;
+  const { root, reached } = await traverseFrom(deps.driver, start, direction, maxDepth, view);
+  if (!root) throw notFound('id', `resource ${input.id}`);
   return { root, maxDepth, count: reached.length, reached };
 }
 
-/** Everything hit if the resource fails: what runs on, is stored on, depends on or belongs to it. */
-export function dependents(deps: ServiceDeps, principal: Principal, input: { id: string; maxDepth?: number | null }) {
-  return walk(deps, principal, input, 'dependents');
+/**
+ * Everything hit if the resource fails: what runs on, is stored on, depends on or belongs to it.
+ * `view` trims what is read for a caller that asks for less (GraphQL, from its selection).
+ */
+export function dependents(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: { id: string; maxDepth?: number | null },
+  view: TraverseView = FULL_VIEW,
+) {
+  return walk(deps, principal, input, 'dependents', view);
 }
 
 /** Everything the resource needs. */
-export function dependencies(deps: ServiceDeps, principal: Principal, input: { id: string; maxDepth?: number | null }) {
-  return walk(deps, principal, input, 'dependencies');
+export function dependencies(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: { id: string; maxDepth?: number | null },
+  view: TraverseView = FULL_VIEW,
+) {
+  return walk(deps, principal, input, 'dependencies', view);
 }
 
 /** A resource and the same real thing as other providers see it (MANIFESTS_AS, either direction). */

@@ -97,6 +97,33 @@ describe('an agent with only a token and the README', () => {
     expect(rel.body.data.relations).toEqual([{ fromId: ids.web, provenance: 'declared', source: 'test-agent' }]);
   });
 
+  it('reads only what a blast-radius query selects, and every field it does select is the stored one', async () => {
+    // Identity only (no resource properties read, no paths built) vs a fragment asking for more.
+    const slim = await srv.gql(
+      srv.tokens.agent,
+      `{ dependents(id: "${ids.host}", maxDepth: 1) { root { id ... on Host { state } } count reached { depth resource { id kind name slug } } } }`,
+    );
+    expect(slim.body.data.dependents).toEqual({
+      root: { id: ids.host, state: 'online' },
+      count: 2,
+      reached: [
+        { depth: 1, resource: { id: ids.db, kind: 'vm', name: `db01-${scope}`, slug: `vm:db01-${scope}` } },
+        { depth: 1, resource: { id: ids.vm, kind: 'vm', name: vmName, slug: `vm:${vmName}` } },
+      ],
+    });
+    const full = await srv.gql(
+      srv.tokens.agent,
+      `query { dependents(id: "${ids.host}", maxDepth: 1) { reached { resource { ...vmState lifecycle } path { id } } } }
+       fragment vmState on Vm { state rawState }`,
+    );
+    expect(full.body.data.dependents.reached).toEqual([
+      { resource: { state: 'stopped', rawState: 'stopped', lifecycle: 'active' }, path: [{ id: ids.db }] },
+      { resource: { state: 'running', rawState: 'running', lifecycle: 'active' }, path: [{ id: ids.vm }] },
+    ]);
+    const missing = await srv.gql(srv.tokens.agent, `{ dependents(id: "proxmox:${scope}/qemu/999") { count } }`);
+    expect(missing.body.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', field: 'id' });
+  });
+
   it('tries to set health and is refused with the message; descriptive keys are merged', async () => {
     const { body } = await srv.gql(
       srv.tokens.agent,
