@@ -232,23 +232,55 @@ export async function resolveResource(
   const hasId = ref.id != null && ref.id !== '';
   const hasSlug = ref.slug != null && ref.slug !== '';
   if (hasId === hasSlug) throw badInput(field, 'give exactly one of id or slug');
-  if (hasId) {
-    const r = await getResourceById(driver, ref.id!);
-    if (!r) throw notFound(field, `resource ${ref.id}`);
-    return r;
+  const found = hasId
+    ? [await getResourceById(driver, ref.id!)].filter((r) => r !== null)
+    : await getResourcesBySlug(driver, ref.slug!);
+  const id = oneRefId(
+    found.map((r) => r.id),
+    hasId ? { id: ref.id! } : { slug: ref.slug! },
+    field,
+  );
+  return found.find((r) => r.id === id)!;
+}
+
+/** A reference to one resource, as input gives it. */
+export type ResourceRef = { id: string } | { slug: string };
+
+/**
+ * The start of a read that resolves a ref in the same statement: binds `rids` to the ids it names
+ * (an id, when stored; a slug, every match in id order). `oneRefId` then picks or refuses.
+ */
+export function refIdsCypher(ref: ResourceRef): { cypher: string; params: Record<string, unknown> } {
+  if ('id' in ref) {
+    return {
+      cypher: 'OPTIONAL MATCH (ref:Resource {id: $refId}) WITH collect(ref.id) AS rids',
+      params: { refId: ref.id },
+    };
   }
-  const found = await getResourcesBySlug(driver, ref.slug!);
-  if (found.length === 0) throw notFound('slug', `resource ${ref.slug}`);
-  if (found.length > 1) {
+  const parsed = parseSlug(ref.slug);
+  if (!parsed.ok) throw badInput('slug', parsed.reason);
+  return {
+    cypher: `OPTIONAL MATCH (ref:Resource {name: $refName}) USING INDEX ref:Resource(name) WHERE ref.kind = $refKind
+             WITH ref ORDER BY ref.id WITH collect(ref.id) AS rids`,
+    params: { refName: parsed.name, refKind: parsed.kind },
+  };
+}
+
+/** The one id a ref names among `ids`; none is NOT_FOUND, several (a shared name) lists the candidates. */
+export function oneRefId(ids: readonly string[], ref: ResourceRef, field = 'id'): string {
+  if ('id' in ref) {
+    if (ids.length === 0) throw notFound(field, `resource ${ref.id}`);
+    return ids[0]!;
+  }
+  if (ids.length === 0) throw notFound('slug', `resource ${ref.slug}`);
+  if (ids.length > 1) {
     throw badInput(
       'slug',
-      `${ref.slug} is ambiguous: ${found.length} resources match (${found.map((r) => r.id).join(', ')}); use one of these ids`,
-      {
-        candidates: found.map((r) => r.id),
-      },
+      `${ref.slug} is ambiguous: ${ids.length} resources match (${ids.join(', ')}); use one of these ids`,
+      { candidates: [...ids] },
     );
   }
-  return found[0]!;
+  return ids[0]!;
 }
 
 /**

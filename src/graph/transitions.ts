@@ -17,6 +17,7 @@ import { openConditionsTx, resolveConditionsTx } from './conditions.js';
 import { candidateEventBranches, byStart, eventFromProperties } from './events.js';
 import { writeAuditTx, type AuditInput } from './audit.js';
 import { appendFeedTx } from './feed.js';
+import { oneRefId, refIdsCypher, type ResourceRef } from './resources.js';
 import { int, isoNow, newestFirst, readQuery, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
@@ -252,12 +253,16 @@ export async function getTransition(driver: Driver, id: string): Promise<Transit
 
 /**
  * Transitions of one resource (transition_resource_time) or of all (transition_observed_at),
- * observed in [since, until], newest first, `first` at a time (1–500).
+ * observed in [since, until], newest first, `first` at a time (1–500). The resource is given by
+ * id (`resourceId`, taken as is) or as input named it (`resource`, an id or a slug resolved in the
+ * same statement, refused as `resolveResource` refuses: one round trip instead of two).
  */
 export async function listTransitions(
   driver: Driver,
   options: {
     resourceId?: string | null;
+    resource?: ResourceRef | null;
+    resourceField?: string;
     since?: string | null;
     until?: string | null;
     confidence?: string | null;
@@ -273,29 +278,49 @@ export async function listTransitions(
     if (v != null && !DateTime.fromISO(v, { setZone: true }).isValid) throw badInput(f, 'must be an ISO-8601 time');
   }
   const keyset = newestFirst({ first: options.first ?? 50, after: options.after ?? null }, 'transitions');
-  const where = options.resourceId ? 't.resourceId = $rid AND ' : '';
-  const { records } = await readQuery(
-    driver,
-    `MATCH (t:Transition)
-     WHERE ${where}t.observedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
+  const ref = options.resource ? refIdsCypher(options.resource) : null;
+  const one = ref ? 'rid' : options.resourceId ? '$rid' : null;
+  // With a resource, the hint keeps the seek on transition_resource_time: right after many writes
+  // the planner's statistics may favour scanning transition_observed_at, i.e. every transition.
+  const filter = `MATCH (t:Transition) ${one ? 'USING INDEX t:Transition(resourceId, observedAt)' : ''}
+     WHERE ${one ? `t.resourceId = ${one} AND ` : ''}t.observedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
        AND t.observedAt <= datetime(coalesce($until, '9999-12-31T23:59:59Z'))
        AND ($confidence IS NULL OR t.confidence = $confidence) AND ($decision IS NULL OR t.decision = $decision)
        AND ($actor IS NULL OR t.actor = $actor) AND ($actorKind IS NULL OR t.actorKind = $actorKind)
-       AND ${keyset.before('t', 'observedAt')}
-     RETURN properties(t) AS t ORDER BY t.observedAt DESC, t.id DESC LIMIT $limit`,
-    {
-      rid: options.resourceId ?? null,
-      since: options.since ?? null,
-      until: options.until ?? null,
-      confidence: options.confidence ?? null,
-      decision: options.decision ?? null,
-      actor: options.actor ?? null,
-      actorKind: options.actorKind ?? null,
-      ...keyset.params,
-    },
-  );
+       AND ${keyset.before('t', 'observedAt')}`;
+  const params = {
+    rid: options.resourceId ?? null,
+    since: options.since ?? null,
+    until: options.until ?? null,
+    confidence: options.confidence ?? null,
+    decision: options.decision ?? null,
+    actor: options.actor ?? null,
+    actorKind: options.actorKind ?? null,
+    ...keyset.params,
+  };
+  let found: unknown[];
+  if (ref) {
+    // The ref's ids and the page in one statement; the page only when the ref names exactly one.
+    const { records } = await readQuery(
+      driver,
+      `${ref.cypher}
+       CALL (rids) {
+         WITH rids[0] AS rid WHERE size(rids) = 1
+         ${filter}
+         WITH t ORDER BY t.observedAt DESC, t.id DESC LIMIT $limit
+         RETURN collect(properties(t)) AS ts
+       }
+       RETURN rids, ts`,
+      { ...params, ...ref.params },
+    );
+    oneRefId(records[0]!.get('rids') as string[], options.resource!, options.resourceField);
+    found = records[0]!.get('ts') as unknown[];
+  } else {
+    const cypher = `${filter} RETURN properties(t) AS t ORDER BY t.observedAt DESC, t.id DESC LIMIT $limit`;
+    found = (await readQuery(driver, cypher, params)).records.map((r) => r.get('t'));
+  }
   return keyset.cut(
-    records.map((r) => transitionFromProperties(r.get('t'))),
+    found.map((t) => transitionFromProperties(t)),
     (t) => ({ at: t.observedAt, id: t.id }),
   );
 }

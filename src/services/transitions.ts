@@ -8,6 +8,7 @@ import {
   type Attribution,
   type AttributionConfidence,
   badInput,
+  isResourceId,
   type Kind,
   type ResourceRecord,
   STATES,
@@ -39,9 +40,10 @@ export async function transitions(
   },
 ): Promise<KeysetPage<TransitionRecord>> {
   assertCan(principal, 'transition:read');
-  const resourceId = input.resourceId ? (await resolveRef(deps, input.resourceId, 'resourceId')).id : null;
+  const ref = input.resourceId;
   return listTransitions(deps.driver, {
-    resourceId,
+    resource: ref ? (isResourceId(ref) ? { id: ref } : { slug: ref }) : null,
+    resourceField: 'resourceId',
     since: input.since,
     until: input.until,
     confidence: input.confidence ?? null,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { noneAttribution } from '../../../src/model/index.js';
-import { explainTransition, narrativeInZone } from '../../../src/services/transitions.js';
+import { explainTransition, narrativeInZone, transitions } from '../../../src/services/transitions.js';
 import { useGraph } from '../../support/graph.js';
 import { principalOf, serviceDeps } from '../../support/services.js';
 
@@ -11,7 +11,35 @@ const agent = principalOf(scope, 'agent');
 const web = `proxmox:${scope}/qemu/101`;
 
 beforeAll(async () => {
-  await upsertResources(driver, [{ id: web, kind: 'vm', provider: 'proxmox', name: `web-${scope}`, state: 'running' }]);
+  await upsertResources(driver, [
+    { id: web, kind: 'vm', provider: 'proxmox', name: `web-${scope}`, state: 'running' },
+    // Two providers' VMs under one name: their slug is ambiguous.
+    { id: `proxmox:${scope}/qemu/102`, kind: 'vm', provider: 'proxmox', name: `twin-${scope}`, state: 'running' },
+    { id: `vcenter:${scope}/vm/vm-7`, kind: 'vm', provider: 'vcenter', name: `twin-${scope}`, state: 'running' },
+  ]);
+});
+
+describe('transitions of one resource: the ref is resolved in the same statement, and refused as everywhere', () => {
+  it('answers a page for an id or a slug that names one resource', async () => {
+    for (const resourceId of [web, `vm:web-${scope}`]) {
+      expect(await transitions(deps, agent, { resourceId, first: 5 })).toMatchObject({ nodes: [], hasNextPage: false });
+    }
+  });
+  it.each([
+    [`proxmox:${scope}/qemu/999`, { code: 'NOT_FOUND', field: 'resourceId' }],
+    [`vm:nobody-${scope}`, { code: 'NOT_FOUND', field: 'slug' }],
+    [
+      `vm:twin-${scope}`,
+      {
+        code: 'BAD_USER_INPUT',
+        field: 'slug',
+        message: `slug: vm:twin-${scope} is ambiguous: 2 resources match (proxmox:${scope}/qemu/102, vcenter:${scope}/vm/vm-7); use one of these ids`,
+      },
+    ],
+    ['vm:', { code: 'BAD_USER_INPUT', field: 'slug' }],
+  ])('%s → %j', async (resourceId, refusal) => {
+    await expect(transitions(deps, agent, { resourceId })).rejects.toMatchObject(refusal);
+  });
 });
 
 describe('explainTransition checks the change it is asked about', () => {
