@@ -6,6 +6,7 @@ import type {
   AutonomyState,
   Lifecycle,
 } from '../model/index.js';
+import { type AuditInput, writeAuditTx, writeWithAudit } from './audit.js';
 import { readAutonomy } from './autonomy.js';
 import { newestFirst, toPlain, type KeysetPage } from './statements.js';
 
@@ -33,13 +34,26 @@ function approvalOf(props: unknown): ApprovalRecord {
   } as ApprovalRecord;
 }
 
-/** Records new approval requests (a single action, or every step of a plan) with status pending. */
-export async function createApprovals(driver: Driver, rows: readonly ApprovalRecord[]): Promise<void> {
-  await driver.executeQuery(
-    `UNWIND $rows AS row
-     CREATE (a:Approval)
-     SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)`,
-    { rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))) },
+/**
+ * Records new approval requests (a single action, or every step of a plan) with status pending,
+ * with their audit line when given, in one transaction.
+ */
+export async function createApprovals(
+  driver: Driver,
+  rows: readonly ApprovalRecord[],
+  audit?: () => AuditInput,
+): Promise<void> {
+  const params = { rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))) };
+  await writeWithAudit(
+    driver,
+    async (tx) =>
+      void (await tx.run(
+        `UNWIND $rows AS row
+         CREATE (a:Approval)
+         SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)`,
+        params,
+      )),
+    audit,
   );
 }
 
@@ -122,6 +136,7 @@ export async function redeemGrantTx<R>(
   at: string,
   check: (locked: LockedGrant) => R | null,
   authorization: (approval: ApprovalRecord) => ActionAuthorizedRecord,
+  audit?: (auth: ActionAuthorizedRecord) => AuditInput,
 ): Promise<{ locked: LockedGrant | null; refusal: R | null; authorization: ActionAuthorizedRecord | null }> {
   const session = driver.session();
   try {
@@ -152,6 +167,8 @@ export async function redeemGrantTx<R>(
          CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`,
         { grantHash, auth },
       );
+      // The redeem's audit line commits with the grant used; a refusal above writes none here.
+      if (audit) await writeAuditTx(tx, [audit(auth)]);
       return { locked, refusal: null, authorization: auth };
     });
   } finally {

@@ -11,7 +11,7 @@ import {
   notFound,
 } from '../model/index.js';
 import { boundInputsOf, fieldDigestsOf, inputsDigestOf, redactedInputsOf } from '../policy/index.js';
-import { audited } from './audit.js';
+import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { decide, policyOf } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
@@ -58,6 +58,16 @@ function stepsOf(input: RequestApprovalArgs): { args: ClassifyActionArgs; prefix
   return [{ args: { ...input, target: input.target, action: input.action }, prefix: 'input' }];
 }
 
+/** The ok line's detail of a request: each approval with its step, action, target and digests. */
+function describeRequests(rows: readonly ApprovalRecord[]): string {
+  return rows
+    .map(
+      (r) =>
+        `${r.id}${r.step === null ? '' : ` (step ${r.step} of ${r.planId})`}: ${r.action} ${r.targetId}, ${r.riskClass}, approval ${r.approval}, inputs ${r.inputsDigest}, policy ${r.policyDigest}`,
+    )
+    .join('; ');
+}
+
 /**
  * Asks an operator for an action the gate escalates, or for a plan of steps. Each step is
  * classified now, with the kill switch; a step the gate never allows, or whose preflight blocks
@@ -70,7 +80,7 @@ export function requestApproval(
   input: RequestApprovalArgs,
 ): Promise<ApprovalRecord[]> {
   let targetIds: string[] = [];
-  const run = async (): Promise<ApprovalRecord[]> => {
+  const run = async (ok: AuditOk): Promise<ApprovalRecord[]> => {
     assertCan(principal, 'approval:request');
     const reason = checkReason(input.reason, 'input.reason');
     const steps = stepsOf(input);
@@ -122,23 +132,11 @@ export function requestApproval(
         authorizationId: null,
       });
     }
-    await createApprovals(deps.driver, rows);
+    // The requests and their audit line commit together.
+    await createApprovals(deps.driver, rows, () => ok.entry(describeRequests(rows)));
     return rows;
   };
-  return audited(
-    deps,
-    principal,
-    'requestApproval',
-    () => targetIds,
-    run,
-    (rows) =>
-      rows
-        .map(
-          (r) =>
-            `${r.id}${r.step === null ? '' : ` (step ${r.step} of ${r.planId})`}: ${r.action} ${r.targetId}, ${r.riskClass}, approval ${r.approval}, inputs ${r.inputsDigest}, policy ${r.policyDigest}`,
-        )
-        .join('; '),
-  );
+  return audited(deps, principal, 'requestApproval', () => targetIds, run, describeRequests, { args: input });
 }
 
 /** A grant as approve returns it: the token shown this once, only its SHA-256 stored. */
@@ -270,6 +268,8 @@ export function approve(
             .map((a) => a.id)
             .join(', ')}`
         : ''),
+    // Each step is decided in its own statement (a plan's steps one by one): the ok line follows them.
+    { args },
   );
 }
 
@@ -314,6 +314,7 @@ export function deny(
         .filter((a) => a.status === 'denied')
         .map((a) => a.id)
         .join(', ')}: ${args.reason}`,
+    { args },
   );
 }
 
