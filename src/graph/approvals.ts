@@ -6,6 +6,7 @@ import type {
   AutonomyState,
   Lifecycle,
 } from '../model/index.js';
+import { AitiaError } from '../model/errors.js';
 import { type AuditInput, writeAuditTx, writeWithAudit } from './audit.js';
 import { readAutonomy } from './autonomy.js';
 import { newestFirst, toPlain, type KeysetPage } from './statements.js';
@@ -80,20 +81,42 @@ export interface ApprovalDecision {
 }
 
 /**
- * Decides a pending, unexpired approval; null when it was no longer pending (another operator
- * decided first) or its request expired. Nothing else changes.
+ * Decides pending, unexpired approvals (one, or the chosen steps of a plan) in one transaction,
+ * then reads back every approval under `id`; with `audit`, its audit line (worded from what was
+ * read back) commits with them. A step no longer pending (another operator decided first) or whose
+ * request expired refuses the whole decision with CONFLICT naming it: nothing is decided.
  */
-export async function decideApproval(driver: Driver, d: ApprovalDecision): Promise<ApprovalRecord | null> {
-  const { records } = await driver.executeQuery(
-    `MATCH (a:Approval {id: $id})
-     WHERE a.status = 'pending' AND a.expiresAt > datetime($decidedAt)
-     SET a.status = $status, a.decidedBy = $decidedBy, a.decidedAt = datetime($decidedAt),
-         a.decisionReason = $decisionReason, a.grantHash = $grantHash,
-         a.grantExpiresAt = CASE WHEN $grantExpiresAt IS NULL THEN null ELSE datetime($grantExpiresAt) END
-     RETURN properties(a) AS a`,
-    d,
+export async function decideApprovals(
+  driver: Driver,
+  id: string,
+  decisions: readonly ApprovalDecision[],
+  audit?: (approvals: ApprovalRecord[]) => AuditInput,
+): Promise<ApprovalRecord[]> {
+  return writeWithAudit(
+    driver,
+    async (tx) => {
+      for (const d of decisions) {
+        const { records } = await tx.run(
+          `MATCH (a:Approval {id: $id})
+           WHERE a.status = 'pending' AND a.expiresAt > datetime($decidedAt)
+           SET a.status = $status, a.decidedBy = $decidedBy, a.decidedAt = datetime($decidedAt),
+               a.decisionReason = $decisionReason, a.grantHash = $grantHash,
+               a.grantExpiresAt = CASE WHEN $grantExpiresAt IS NULL THEN null ELSE datetime($grantExpiresAt) END
+           RETURN a.id AS id`,
+          d,
+        );
+        // Thrown inside the transaction: it rolls back the steps already decided.
+        if (records.length === 0)
+          throw new AitiaError('CONFLICT', `approval ${d.id} was decided by someone else meanwhile`, { field: 'id' });
+      }
+      const { records } = await tx.run(
+        `MATCH (a:Approval) WHERE a.id = $id OR a.planId = $id RETURN properties(a) AS a ORDER BY a.step, a.id`,
+        { id },
+      );
+      return records.map((r) => approvalOf(r.get('a')));
+    },
+    audit,
   );
-  return records[0] ? approvalOf(records[0].get('a')) : null;
 }
 
 /** Approvals newest first, optionally of one status; keyset-paginated (`first` 1–500). */

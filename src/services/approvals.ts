@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { approvalsById, createApprovals, decideApproval, listApprovals } from '../graph/approvals.js';
+import { approvalsById, createApprovals, decideApprovals, listApprovals } from '../graph/approvals.js';
 import type { KeysetPage } from '../graph/statements.js';
 import {
   AitiaError,
@@ -197,6 +197,15 @@ export interface DecisionResult {
   grants: IssuedGrant[];
 }
 
+/** The ok line's detail of an approval: what was approved, until when, what is still pending. */
+function describeApproved(r: DecisionResult): string {
+  const pending = r.approvals.filter((a) => a.status === 'pending').map((a) => a.id);
+  return (
+    `approved ${r.grants.map((g) => g.approvalId).join(', ')}; grants expire ${r.grants[0]?.expiresAt ?? 'n/a'}` +
+    (pending.length > 0 ? `; still pending: ${pending.join(', ')}` : '')
+  );
+}
+
 /**
  * Approves a pending request (operators, never the requester). An `operator_confirmed` one needs
  * `confirmTarget` equal to its target's name. A plan id approves each pending step the plan may
@@ -209,7 +218,7 @@ export function approve(
   args: { id: string; confirmTarget?: string | null },
 ): Promise<DecisionResult> {
   let targetIds: string[] = [];
-  const run = async (): Promise<DecisionResult> => {
+  const run = async (ok: AuditOk): Promise<DecisionResult> => {
     const found = await decidable(deps, principal, args.id);
     targetIds = [...new Set(found.map((a) => a.targetId))];
     const now = nowOf(deps);
@@ -236,41 +245,37 @@ export function approve(
     }
     const ttl = policyOf(deps).policy.approvals.grant_ttl_seconds;
     const grantExpiresAt = DateTime.fromISO(now, { zone: 'utc' }).plus({ seconds: ttl }).toISO()!;
-    const grants: IssuedGrant[] = [];
-    for (const a of chosen) {
-      const token = `aitia-grant-${randomBytes(32).toString('base64url')}`;
-      const decided = await decideApproval(deps.driver, {
-        id: a.id,
+    const grants: IssuedGrant[] = chosen.map((a) => ({
+      approvalId: a.id,
+      token: `aitia-grant-${randomBytes(32).toString('base64url')}`,
+      expiresAt: grantExpiresAt,
+    }));
+    // Every chosen step and the audit line commit together, or nothing is approved.
+    const approvals = await decideApprovals(
+      deps.driver,
+      args.id,
+      grants.map((g) => ({
+        id: g.approvalId,
         status: 'approved',
         decidedBy: principal.name,
         decidedAt: now,
         decisionReason: null,
-        grantHash: grantHashOf(token),
+        grantHash: grantHashOf(g.token),
         grantExpiresAt,
-      });
-      if (decided === null)
-        throw new AitiaError('CONFLICT', `approval ${a.id} was decided by someone else meanwhile`, { field: 'id' });
-      grants.push({ approvalId: a.id, token, expiresAt: grantExpiresAt });
-    }
-    return { approvals: await approvalsById(deps.driver, args.id), grants };
+      })),
+      (decided) => ok.entry(describeApproved({ approvals: decided, grants })),
+    );
+    return { approvals, grants };
   };
-  return audited(
-    deps,
-    principal,
-    'approve',
-    () => targetIds,
-    run,
-    (r) =>
-      `approved ${r.grants.map((g) => g.approvalId).join(', ')}; grants expire ${r.grants[0]?.expiresAt ?? 'n/a'}` +
-      (r.approvals.some((a) => a.status === 'pending')
-        ? `; still pending: ${r.approvals
-            .filter((a) => a.status === 'pending')
-            .map((a) => a.id)
-            .join(', ')}`
-        : ''),
-    // Each step is decided in its own statement (a plan's steps one by one): the ok line follows them.
-    { args },
-  );
+  return audited(deps, principal, 'approve', () => targetIds, run, describeApproved, { args });
+}
+
+/** The ok line's detail of a denial: the approvals denied and why. */
+function describeDenied(r: DecisionResult, reason: string): string {
+  return `denied ${r.approvals
+    .filter((a) => a.status === 'denied')
+    .map((a) => a.id)
+    .join(', ')}: ${reason}`;
 }
 
 /** Denies a pending request, or every pending step of a plan (operators, never the requester), with the reason. */
@@ -280,16 +285,19 @@ export function deny(
   args: { id: string; reason: string },
 ): Promise<DecisionResult> {
   let targetIds: string[] = [];
-  const run = async (): Promise<DecisionResult> => {
+  const run = async (ok: AuditOk): Promise<DecisionResult> => {
     const found = await decidable(deps, principal, args.id);
     targetIds = [...new Set(found.map((a) => a.targetId))];
     const reason = checkReason(args.reason, 'reason');
     const now = nowOf(deps);
     const chosen = found.length > 1 ? found.filter((a) => a.status === 'pending') : found;
     if (chosen.length === 0) throw new AitiaError('CONFLICT', `plan ${args.id} has no pending step`, { field: 'id' });
-    for (const a of chosen) {
-      assertPending(a, now);
-      const decided = await decideApproval(deps.driver, {
+    for (const a of chosen) assertPending(a, now);
+    // Every chosen step and the audit line commit together, or nothing is denied.
+    const approvals = await decideApprovals(
+      deps.driver,
+      args.id,
+      chosen.map((a) => ({
         id: a.id,
         status: 'denied',
         decidedBy: principal.name,
@@ -297,11 +305,10 @@ export function deny(
         decisionReason: reason,
         grantHash: null,
         grantExpiresAt: null,
-      });
-      if (decided === null)
-        throw new AitiaError('CONFLICT', `approval ${a.id} was decided by someone else meanwhile`, { field: 'id' });
-    }
-    return { approvals: await approvalsById(deps.driver, args.id), grants: [] };
+      })),
+      (decided) => ok.entry(describeDenied({ approvals: decided, grants: [] }, args.reason)),
+    );
+    return { approvals, grants: [] };
   };
   return audited(
     deps,
@@ -309,11 +316,7 @@ export function deny(
     'deny',
     () => targetIds,
     run,
-    (r) =>
-      `denied ${r.approvals
-        .filter((a) => a.status === 'denied')
-        .map((a) => a.id)
-        .join(', ')}: ${args.reason}`,
+    (r) => describeDenied(r, args.reason),
     { args },
   );
 }

@@ -202,6 +202,13 @@ describe('an effect and its audit line commit together', () => {
     ).rejects.toThrow('audit store down');
     const stored = await driver.executeQuery('MATCH (a:Approval {id: $id}) RETURN a.status AS s', { id: asked!.id });
     expect(stored.records[0]!.get('s')).toBe('approved');
+    const [undecided] = await requestApproval(deps, agent, { target: db, action: 'restart', reason: 'r' });
+    await expect(approve(down, operator, { id: undecided!.id })).rejects.toThrow('audit store down');
+    await expect(deny(down, operator, { id: undecided!.id, reason: 'no' })).rejects.toThrow('audit store down');
+    const still = await driver.executeQuery('MATCH (a:Approval {id: $id}) RETURN a.status AS s, a.grantHash AS h', {
+      id: undecided!.id,
+    });
+    expect([still.records[0]!.get('s'), still.records[0]!.get('h')]).toEqual(['pending', null]);
     // Nothing was recorded ok for any of them.
     for (const p of [operator, agent])
       expect((await auditOf(driver, p)).filter((e) => e.outcome === 'ok' && e.operation !== 'requestApproval')).toEqual(
