@@ -1,9 +1,9 @@
 import { embeddedFiles } from '../graph/driver.js';
 import { resolveClasspath } from '../graph/embedded/classpath.js';
-import { startEmbeddedNeo4j } from '../graph/embedded/launcher.js';
+import { startSupervisedNeo4j } from '../graph/embedded/supervisor.js';
 import type { CliCommand } from './context.js';
 
-/** `aitia neo4j prepare|start`: build the embedded launcher (Maven, cached) or run it alone. */
+/** `aitia neo4j prepare|start`: build the embedded launcher (Maven, cached) or run it alone, supervised. */
 export const neo4jCommand: CliCommand = {
   name: 'neo4j',
   summary: 'prepare (download + compile, cached) or start the embedded Neo4j',
@@ -20,7 +20,8 @@ export const neo4jCommand: CliCommand = {
     }
     if (sub === 'start') {
       const { home, passwordFile } = embeddedFiles(ctx.config.dataDir);
-      const neo = await startEmbeddedNeo4j({ dataDir: home, passwordFile, log: (m) => ctx.print(m) });
+      // Supervised as under `aitia serve`: restarted when it dies or freezes.
+      const neo = await startSupervisedNeo4j({ dataDir: home, passwordFile, log: (m) => ctx.print(m) });
       ctx.print(`${neo.uri} as user ${neo.user}, password in ${neo.passwordFile} (Ctrl-C to stop)`);
       await new Promise<void>((r) => {
         process.once('SIGINT', r);

@@ -6,6 +6,8 @@ import type {
   AutonomyState,
   Lifecycle,
 } from '../model/index.js';
+import { AitiaError } from '../model/errors.js';
+import { type AuditInput, writeAuditTx, writeWithAudit } from './audit.js';
 import { readAutonomy } from './autonomy.js';
 import { newestFirst, toPlain, type KeysetPage } from './statements.js';
 
@@ -33,13 +35,26 @@ function approvalOf(props: unknown): ApprovalRecord {
   } as ApprovalRecord;
 }
 
-/** Records new approval requests (a single action, or every step of a plan) with status pending. */
-export async function createApprovals(driver: Driver, rows: readonly ApprovalRecord[]): Promise<void> {
-  await driver.executeQuery(
-    `UNWIND $rows AS row
-     CREATE (a:Approval)
-     SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)`,
-    { rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))) },
+/**
+ * Records new approval requests (a single action, or every step of a plan) with status pending,
+ * with their audit line when given, in one transaction.
+ */
+export async function createApprovals(
+  driver: Driver,
+  rows: readonly ApprovalRecord[],
+  audit?: () => AuditInput,
+): Promise<void> {
+  const params = { rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))) };
+  await writeWithAudit(
+    driver,
+    async (tx) =>
+      void (await tx.run(
+        `UNWIND $rows AS row
+         CREATE (a:Approval)
+         SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)`,
+        params,
+      )),
+    audit,
   );
 }
 
@@ -66,20 +81,42 @@ export interface ApprovalDecision {
 }
 
 /**
- * Decides a pending, unexpired approval; null when it was no longer pending (another operator
- * decided first) or its request expired. Nothing else changes.
+ * Decides pending, unexpired approvals (one, or the chosen steps of a plan) in one transaction,
+ * then reads back every approval under `id`; with `audit`, its audit line (worded from what was
+ * read back) commits with them. A step no longer pending (another operator decided first) or whose
+ * request expired refuses the whole decision with CONFLICT naming it: nothing is decided.
  */
-export async function decideApproval(driver: Driver, d: ApprovalDecision): Promise<ApprovalRecord | null> {
-  const { records } = await driver.executeQuery(
-    `MATCH (a:Approval {id: $id})
-     WHERE a.status = 'pending' AND a.expiresAt > datetime($decidedAt)
-     SET a.status = $status, a.decidedBy = $decidedBy, a.decidedAt = datetime($decidedAt),
-         a.decisionReason = $decisionReason, a.grantHash = $grantHash,
-         a.grantExpiresAt = CASE WHEN $grantExpiresAt IS NULL THEN null ELSE datetime($grantExpiresAt) END
-     RETURN properties(a) AS a`,
-    d,
+export async function decideApprovals(
+  driver: Driver,
+  id: string,
+  decisions: readonly ApprovalDecision[],
+  audit?: (approvals: ApprovalRecord[]) => AuditInput,
+): Promise<ApprovalRecord[]> {
+  return writeWithAudit(
+    driver,
+    async (tx) => {
+      for (const d of decisions) {
+        const { records } = await tx.run(
+          `MATCH (a:Approval {id: $id})
+           WHERE a.status = 'pending' AND a.expiresAt > datetime($decidedAt)
+           SET a.status = $status, a.decidedBy = $decidedBy, a.decidedAt = datetime($decidedAt),
+               a.decisionReason = $decisionReason, a.grantHash = $grantHash,
+               a.grantExpiresAt = CASE WHEN $grantExpiresAt IS NULL THEN null ELSE datetime($grantExpiresAt) END
+           RETURN a.id AS id`,
+          d,
+        );
+        // Thrown inside the transaction: it rolls back the steps already decided.
+        if (records.length === 0)
+          throw new AitiaError('CONFLICT', `approval ${d.id} was decided by someone else meanwhile`, { field: 'id' });
+      }
+      const { records } = await tx.run(
+        `MATCH (a:Approval) WHERE a.id = $id OR a.planId = $id RETURN properties(a) AS a ORDER BY a.step, a.id`,
+        { id },
+      );
+      return records.map((r) => approvalOf(r.get('a')));
+    },
+    audit,
   );
-  return records[0] ? approvalOf(records[0].get('a')) : null;
 }
 
 /** Approvals newest first, optionally of one status; keyset-paginated (`first` 1–500). */
@@ -122,6 +159,7 @@ export async function redeemGrantTx<R>(
   at: string,
   check: (locked: LockedGrant) => R | null,
   authorization: (approval: ApprovalRecord) => ActionAuthorizedRecord,
+  audit?: (auth: ActionAuthorizedRecord) => AuditInput,
 ): Promise<{ locked: LockedGrant | null; refusal: R | null; authorization: ActionAuthorizedRecord | null }> {
   const session = driver.session();
   try {
@@ -152,6 +190,8 @@ export async function redeemGrantTx<R>(
          CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`,
         { grantHash, auth },
       );
+      // The redeem's audit line commits with the grant used; a refusal above writes none here.
+      if (audit) await writeAuditTx(tx, [audit(auth)]);
       return { locked, refusal: null, authorization: auth };
     });
   } finally {

@@ -40,6 +40,29 @@ export async function writeAuditTx(tx: ManagedTransaction, entries: readonly Aud
   return full;
 }
 
+/**
+ * Runs one write transaction — `work`, then the audit entry `audit` builds from its result (none
+ * when it returns null) — so an effect never commits without its audit line. Through executeQuery's
+ * bookmark manager: executeQuery reads afterwards see the write.
+ */
+export async function writeWithAudit<T>(
+  driver: Driver,
+  work: (tx: ManagedTransaction) => Promise<T>,
+  audit?: (result: T) => AuditInput | null,
+): Promise<T> {
+  const session = driver.session({ bookmarkManager: driver.executeQueryBookmarkManager });
+  try {
+    return await session.executeWrite(async (tx) => {
+      const result = await work(tx);
+      const entry = audit?.(result) ?? null;
+      if (entry) await writeAuditTx(tx, [entry]);
+      return result;
+    });
+  } finally {
+    await session.close();
+  }
+}
+
 const CREATE_ENTRY = `UNWIND $rows AS e
   CREATE (a:AuditEntry {id: e.id, at: datetime(e.at), principal: e.principal, role: e.role, operation: e.operation,
     targetIds: e.targetIds, outcome: e.outcome, detail: e.detail, via: e.via, arguments: e.arguments})`;

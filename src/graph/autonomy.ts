@@ -1,5 +1,6 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import type { ActionAuthorizedRecord, AutonomyState } from '../model/index.js';
+import { type AuditInput, writeWithAudit } from './audit.js';
 import { readQuery, toPlain } from './statements.js';
 
 /*
@@ -34,14 +35,18 @@ export async function autonomyState(driver: Driver): Promise<AutonomyState> {
   return autonomyOf((await readQuery(driver, READ_AUTONOMY)).records);
 }
 
-/** Sets the kill switch (normal also closes an open breaker); returns the state it replaced. */
+/**
+ * Sets the kill switch (normal also closes an open breaker); returns the state it replaced. With
+ * `audit`, its audit line (worded from the state replaced) commits in the same transaction.
+ */
 export async function setAutonomyState(
   driver: Driver,
   state: Pick<AutonomyState, 'mode' | 'setBy' | 'setAt' | 'reason'>,
+  audit?: (before: AutonomyState) => AuditInput,
 ): Promise<AutonomyState> {
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
+  return writeWithAudit(
+    driver,
+    async (tx) => {
       const before = await readAutonomy(tx);
       await tx.run(
         `MERGE (k:AutonomySwitch {id: 'global'})
@@ -51,10 +56,9 @@ export async function setAutonomyState(
         state,
       );
       return before;
-    });
-  } finally {
-    await session.close();
-  }
+    },
+    audit,
+  );
 }
 
 /** Opens the breaker unless it is open already (the first opening's time and reason stay). */
@@ -67,9 +71,17 @@ export async function openBreaker(driver: Driver, at: string, reason: string): P
   );
 }
 
-/** Records an authorization (an automatic action reported taken). */
-export async function recordAuthorization(driver: Driver, auth: ActionAuthorizedRecord): Promise<void> {
-  await driver.executeQuery(`CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`, { auth });
+/** Records an authorization (an automatic action reported taken), with its audit line when given. */
+export async function recordAuthorization(
+  driver: Driver,
+  auth: ActionAuthorizedRecord,
+  audit?: () => AuditInput,
+): Promise<void> {
+  await writeWithAudit(
+    driver,
+    async (tx) => void (await tx.run(`CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`, { auth })),
+    audit,
+  );
 }
 
 /** What cooldowns and the breaker read. */

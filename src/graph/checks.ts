@@ -10,6 +10,7 @@ import {
   notFound,
 } from '../model/index.js';
 import { createHash } from 'node:crypto';
+import { type AuditInput, writeWithAudit } from './audit.js';
 import { appendFeedTx } from './feed.js';
 import type { Driver } from 'neo4j-driver';
 import { inBatches, int, toPlain } from './statements.js';
@@ -90,10 +91,16 @@ export async function createCheck(
     createdBy: string;
     at: string;
   },
+  audit?: () => AuditInput,
 ): Promise<{ check: CheckRecord; created: boolean }> {
   const id = checkIdOf(input.resourceId, input.definition);
-  const { records } = await driver.executeQuery(
-    `MATCH (r:Resource {id: $rid})
+  // The audit line only when the resource matched (a check was written): else nothing commits.
+  const records = await writeWithAudit(
+    driver,
+    async (tx) =>
+      (
+        await tx.run(
+          `MATCH (r:Resource {id: $rid})
      MERGE (c:Check {id: $id})
      ON CREATE SET c.resourceId = $rid, c.kind = $kind, c.spec = $spec, c.createdBy = $by, c.createdAt = datetime($at),
                    c.nextDueAt = datetime($at), c.results = [], c.isNew = true
@@ -102,27 +109,40 @@ export async function createCheck(
      WITH c, coalesce(c.isNew, false) AS created
      REMOVE c.isNew
      RETURN properties(c) AS c, created`,
-    {
-      rid: input.resourceId,
-      id,
-      kind: input.definition.kind,
-      spec: canonicalSpec(input.definition.spec),
-      by: input.createdBy,
-      at: input.at,
-      interval: input.intervalSeconds,
-      critical: input.critical,
-    },
+          {
+            rid: input.resourceId,
+            id,
+            kind: input.definition.kind,
+            spec: canonicalSpec(input.definition.spec),
+            by: input.createdBy,
+            at: input.at,
+            interval: input.intervalSeconds,
+            critical: input.critical,
+          },
+        )
+      ).records,
+    (rows) => (rows.length > 0 && audit ? audit() : null),
   );
   const rec = records[0];
   if (!rec) throw notFound('input.resourceId', `resource ${input.resourceId}`);
   return { check: checkFromProperties(rec.get('c')), created: rec.get('created') === true };
 }
 
-/** Removes a check and its results; the resource's health follows at the scheduler's next tick. */
-export async function removeCheck(driver: Driver, id: string): Promise<{ resourceId: string } | null> {
-  const { records } = await driver.executeQuery(
-    'MATCH (c:Check {id: $id}) WITH c, c.resourceId AS rid DETACH DELETE c RETURN rid',
-    { id },
+/**
+ * Removes a check and its results; the resource's health follows at the scheduler's next tick.
+ * With `audit`, its audit line commits with the removal (none when there was no such check).
+ */
+export async function removeCheck(
+  driver: Driver,
+  id: string,
+  audit?: () => AuditInput,
+): Promise<{ resourceId: string } | null> {
+  const records = await writeWithAudit(
+    driver,
+    async (tx) =>
+      (await tx.run('MATCH (c:Check {id: $id}) WITH c, c.resourceId AS rid DETACH DELETE c RETURN rid', { id }))
+        .records,
+    (rows) => (rows.length > 0 && audit ? audit() : null),
   );
   return records[0] ? { resourceId: String(records[0].get('rid')) } : null;
 }

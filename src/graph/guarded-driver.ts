@@ -31,6 +31,31 @@ const RECHECK_MS = 1000;
 export type AvailabilityListener = (available: boolean, detail: { downMs?: number }) => void;
 
 /**
+ * What a whole request's deadline asks of a guarded driver (src/services/deadline.ts): whether
+ * Neo4j had trouble since a moment, and whether it answers now (the shared probe).
+ */
+export interface Neo4jHealth {
+  readonly bounds: DriverBounds;
+  /**
+   * True while Neo4j is down or was back less than {@link WARMUP_MS} ago, or when it was down or out
+   * of pooled connections at any time since `sinceMs` (epoch ms).
+   */
+  troubledSince(sinceMs: number): boolean;
+  /** Asks Neo4j `RETURN 1` (one question in flight, shared); false when unanswered within probeMs. */
+  answers(): Promise<boolean>;
+}
+
+/** A restarted Neo4j answers its first calls slowly (measured up to ~13 s): counted as trouble still. */
+const WARMUP_MS = 30_000;
+
+const healthByDriver = new WeakMap<Driver, Neo4jHealth>();
+
+/** The health of a driver made by {@link guardDriver}; undefined for any other driver. */
+export function healthOf(driver: Driver): Neo4jHealth | undefined {
+  return healthByDriver.get(driver);
+}
+
+/**
  * Which driver errors mean Neo4j cannot answer now: `down` (connection refused or lost), or
  * `busy` (a transient error, or no pooled connection free in time, after the driver's retries).
  */
@@ -62,9 +87,14 @@ export function guardDriver(
 ): Driver {
   let down: { since: number; checkedAt: number } | null = null;
   let probing: Promise<boolean> | null = null;
+  // When Neo4j was last seen down, back, or out of connections (epoch ms; 0: never).
+  let downAt = 0;
+  let upAt = 0;
+  let busyAt = 0;
 
   const markDown = () => {
     const now = Date.now();
+    downAt = now;
     if (down) down.checkedAt = now;
     else {
       down = { since: now, checkedAt: now };
@@ -74,6 +104,7 @@ export function guardDriver(
   const markUp = () => {
     if (!down) return;
     const downMs = Date.now() - down.since;
+    upAt = Date.now();
     down = null;
     onAvailability(true, { downMs });
   };
@@ -96,6 +127,7 @@ export function guardDriver(
   const translate = (err: unknown): unknown => {
     const kind = outageKind(err);
     if (kind === 'down') markDown();
+    if (kind === 'busy') busyAt = Date.now();
     return kind ? unavailable(err) : err;
   };
 
@@ -167,7 +199,7 @@ export function guardDriver(
     });
   };
 
-  return new Proxy(driver, {
+  const guardedDriver = new Proxy(driver, {
     get(target, prop) {
       if (prop === 'executeQuery') return (...args: unknown[]) => guarded(() => (target.executeQuery as any)(...args));
       if (prop === 'session') return (...args: unknown[]) => guardSession((target.session as any)(...args));
@@ -177,4 +209,11 @@ export function guardDriver(
     },
   });
   /* eslint-enable @typescript-eslint/no-explicit-any */
+  healthByDriver.set(guardedDriver, {
+    bounds,
+    troubledSince: (sinceMs) =>
+      down !== null || downAt >= sinceMs || busyAt >= sinceMs || (upAt > 0 && Date.now() - upAt < WARMUP_MS),
+    answers: probe,
+  });
+  return guardedDriver;
 }

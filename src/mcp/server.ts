@@ -8,6 +8,7 @@ import {
 import { z } from 'zod';
 import { AitiaError, badInput } from '../model/index.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { withNeo4jDeadline } from '../services/deadline.js';
 import { can, type Principal } from '../services/permissions.js';
 import { PAGE } from './schemas.js';
 import { type Tool, TOOLS } from './tools.js';
@@ -107,7 +108,7 @@ export async function callTool(
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) return toolError(tool, inputError(parsed.error.issues));
   try {
-    const answer = tool.output.parse(await tool.run(deps, principal, parsed.data));
+    const answer = tool.output.parse(await withNeo4jDeadline(deps, () => tool.run(deps, principal, parsed.data)));
     const text = JSON.stringify(answer);
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > MAX_ANSWER_BYTES) return toolError(tool, tooLarge(tool, bytes));

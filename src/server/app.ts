@@ -4,9 +4,11 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { execute } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createGraphQLError, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createRequestContext, type RequestContext } from '../../resolvers/context.js';
+import { withNeo4jDeadline } from '../services/deadline.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { isUnavailable } from '../model/index.js';
 import { authPlugin, principals } from './auth.js';
 import { codedErrors, makeMaskError } from './errors.js';
 import { refusalAudit } from './refusal-audit.js';
@@ -20,9 +22,21 @@ export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens
 /**
  * Queries and mutations run on graphql-js's executor, which writes response keys in selection
  * order as the spec asks; yoga's default executor writes them in order of completion, so a slow
- * field would move. Subscriptions keep yoga's executor.
+ * field would move. Subscriptions keep yoga's executor. Each execution runs under the whole-request
+ * Neo4j deadline: past it, the answer is `UNAVAILABLE` (masked as HTTP 503 + Retry-After) and the
+ * abandoned execution is left to finish unseen.
  */
-const selectionOrderedExecution: Plugin = { onExecute: ({ setExecuteFn }) => setExecuteFn(execute) };
+function boundedExecution(deps: ServiceDeps): Plugin {
+  return {
+    onExecute: ({ setExecuteFn }) =>
+      setExecuteFn((args) =>
+        withNeo4jDeadline(deps, async () => execute(args)).catch((err: unknown) => {
+          if (!isUnavailable(err)) throw err;
+          return { errors: [createGraphQLError((err as Error).message, { originalError: err as Error })] };
+        }),
+      ),
+  };
+}
 
 /** The GraphQL app at /graphql: auth, limits, masking, per-request DataLoaders. */
 export function createGraphqlApp(
@@ -51,7 +65,7 @@ export function createGraphqlApp(
       authPlugin(deps),
       codedErrors,
       refusalAudit(deps),
-      selectionOrderedExecution,
+      boundedExecution(deps),
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.
       maxTokensPlugin({ n: LIMITS.maxTokens, exposeLimits: true }),

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AitiaError, type ErrorCode, RETRY_AFTER_SECONDS } from '../model/index.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { withNeo4jDeadline } from '../services/deadline.js';
 import { ingestVcenterEvents } from '../services/ingest.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
@@ -119,7 +120,8 @@ export function createCloudEventsHandler(
     if (server === '') return answer(res, 400, { error: 'source: name the vCenter (?source=<name>)' });
     try {
       const events = cloudEventsOf(String(req.headers['content-type'] ?? ''), req.headers, body);
-      const result = await ingestVcenterEvents(deps, principal, { server, events });
+      // Under the whole-request Neo4j deadline: a broker is told 503 + Retry-After, not left hanging.
+      const result = await withNeo4jDeadline(deps, () => ingestVcenterEvents(deps, principal, { server, events }));
       return answer(res, 200, result);
     } catch (err) {
       if (err instanceof SyntaxError) return answer(res, 400, { error: `body: not JSON: ${err.message}` });

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { recordAuthorization } from '../graph/autonomy.js';
 import { AitiaError, type ActionAuthorizedRecord } from '../model/index.js';
 import { boundInputsOf, inputsDigestOf } from '../policy/index.js';
-import { audited } from './audit.js';
+import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { decide } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
+
+/** The ok line's detail: the authorization recorded. */
+const detailOf = (a: ActionAuthorizedRecord) => `${a.id}: ${a.action} auto`;
 
 /**
  * An executor reports that it took an automatic action (executors: agent, ingester). The gate is
@@ -20,7 +23,7 @@ export function reportActionTaken(
   input: ClassifyActionArgs,
 ): Promise<ActionAuthorizedRecord> {
   let targetIds: string[] = [];
-  const run = async (): Promise<ActionAuthorizedRecord> => {
+  const run = async (ok: AuditOk): Promise<ActionAuthorizedRecord> => {
     assertCan(principal, 'action:report');
     const { request, classification: c } = await decide(deps, input, 'input');
     targetIds = [c.target.id];
@@ -43,15 +46,9 @@ export function reportActionTaken(
       inputsDigest: inputsDigestOf(inputs),
       policyDigest: c.policyDigest,
     };
-    await recordAuthorization(deps.driver, auth);
+    // The authorization and its audit line commit together.
+    await recordAuthorization(deps.driver, auth, () => ok.entry(detailOf(auth)));
     return auth;
   };
-  return audited(
-    deps,
-    principal,
-    'reportActionTaken',
-    () => targetIds,
-    run,
-    (a) => `${a.id}: ${a.action} auto`,
-  );
+  return audited(deps, principal, 'reportActionTaken', () => targetIds, run, detailOf, { args: input });
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { approvalsById, createApprovals, decideApproval, listApprovals } from '../graph/approvals.js';
+import { approvalsById, createApprovals, decideApprovals, listApprovals } from '../graph/approvals.js';
 import type { KeysetPage } from '../graph/statements.js';
 import {
   AitiaError,
@@ -11,7 +11,7 @@ import {
   notFound,
 } from '../model/index.js';
 import { boundInputsOf, fieldDigestsOf, inputsDigestOf, redactedInputsOf } from '../policy/index.js';
-import { audited } from './audit.js';
+import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { decide, policyOf } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
@@ -58,6 +58,16 @@ function stepsOf(input: RequestApprovalArgs): { args: ClassifyActionArgs; prefix
   return [{ args: { ...input, target: input.target, action: input.action }, prefix: 'input' }];
 }
 
+/** The ok line's detail of a request: each approval with its step, action, target and digests. */
+function describeRequests(rows: readonly ApprovalRecord[]): string {
+  return rows
+    .map(
+      (r) =>
+        `${r.id}${r.step === null ? '' : ` (step ${r.step} of ${r.planId})`}: ${r.action} ${r.targetId}, ${r.riskClass}, approval ${r.approval}, inputs ${r.inputsDigest}, policy ${r.policyDigest}`,
+    )
+    .join('; ');
+}
+
 /**
  * Asks an operator for an action the gate escalates, or for a plan of steps. Each step is
  * classified now, with the kill switch; a step the gate never allows, or whose preflight blocks
@@ -70,7 +80,7 @@ export function requestApproval(
   input: RequestApprovalArgs,
 ): Promise<ApprovalRecord[]> {
   let targetIds: string[] = [];
-  const run = async (): Promise<ApprovalRecord[]> => {
+  const run = async (ok: AuditOk): Promise<ApprovalRecord[]> => {
     assertCan(principal, 'approval:request');
     const reason = checkReason(input.reason, 'input.reason');
     const steps = stepsOf(input);
@@ -122,23 +132,11 @@ export function requestApproval(
         authorizationId: null,
       });
     }
-    await createApprovals(deps.driver, rows);
+    // The requests and their audit line commit together.
+    await createApprovals(deps.driver, rows, () => ok.entry(describeRequests(rows)));
     return rows;
   };
-  return audited(
-    deps,
-    principal,
-    'requestApproval',
-    () => targetIds,
-    run,
-    (rows) =>
-      rows
-        .map(
-          (r) =>
-            `${r.id}${r.step === null ? '' : ` (step ${r.step} of ${r.planId})`}: ${r.action} ${r.targetId}, ${r.riskClass}, approval ${r.approval}, inputs ${r.inputsDigest}, policy ${r.policyDigest}`,
-        )
-        .join('; '),
-  );
+  return audited(deps, principal, 'requestApproval', () => targetIds, run, describeRequests, { args: input });
 }
 
 /** A grant as approve returns it: the token shown this once, only its SHA-256 stored. */
@@ -199,6 +197,15 @@ export interface DecisionResult {
   grants: IssuedGrant[];
 }
 
+/** The ok line's detail of an approval: what was approved, until when, what is still pending. */
+function describeApproved(r: DecisionResult): string {
+  const pending = r.approvals.filter((a) => a.status === 'pending').map((a) => a.id);
+  return (
+    `approved ${r.grants.map((g) => g.approvalId).join(', ')}; grants expire ${r.grants[0]?.expiresAt ?? 'n/a'}` +
+    (pending.length > 0 ? `; still pending: ${pending.join(', ')}` : '')
+  );
+}
+
 /**
  * Approves a pending request (operators, never the requester). An `operator_confirmed` one needs
  * `confirmTarget` equal to its target's name. A plan id approves each pending step the plan may
@@ -211,7 +218,7 @@ export function approve(
   args: { id: string; confirmTarget?: string | null },
 ): Promise<DecisionResult> {
   let targetIds: string[] = [];
-  const run = async (): Promise<DecisionResult> => {
+  const run = async (ok: AuditOk): Promise<DecisionResult> => {
     const found = await decidable(deps, principal, args.id);
     targetIds = [...new Set(found.map((a) => a.targetId))];
     const now = nowOf(deps);
@@ -238,39 +245,37 @@ export function approve(
     }
     const ttl = policyOf(deps).policy.approvals.grant_ttl_seconds;
     const grantExpiresAt = DateTime.fromISO(now, { zone: 'utc' }).plus({ seconds: ttl }).toISO()!;
-    const grants: IssuedGrant[] = [];
-    for (const a of chosen) {
-      const token = `aitia-grant-${randomBytes(32).toString('base64url')}`;
-      const decided = await decideApproval(deps.driver, {
-        id: a.id,
+    const grants: IssuedGrant[] = chosen.map((a) => ({
+      approvalId: a.id,
+      token: `aitia-grant-${randomBytes(32).toString('base64url')}`,
+      expiresAt: grantExpiresAt,
+    }));
+    // Every chosen step and the audit line commit together, or nothing is approved.
+    const approvals = await decideApprovals(
+      deps.driver,
+      args.id,
+      grants.map((g) => ({
+        id: g.approvalId,
         status: 'approved',
         decidedBy: principal.name,
         decidedAt: now,
         decisionReason: null,
-        grantHash: grantHashOf(token),
+        grantHash: grantHashOf(g.token),
         grantExpiresAt,
-      });
-      if (decided === null)
-        throw new AitiaError('CONFLICT', `approval ${a.id} was decided by someone else meanwhile`, { field: 'id' });
-      grants.push({ approvalId: a.id, token, expiresAt: grantExpiresAt });
-    }
-    return { approvals: await approvalsById(deps.driver, args.id), grants };
+      })),
+      (decided) => ok.entry(describeApproved({ approvals: decided, grants })),
+    );
+    return { approvals, grants };
   };
-  return audited(
-    deps,
-    principal,
-    'approve',
-    () => targetIds,
-    run,
-    (r) =>
-      `approved ${r.grants.map((g) => g.approvalId).join(', ')}; grants expire ${r.grants[0]?.expiresAt ?? 'n/a'}` +
-      (r.approvals.some((a) => a.status === 'pending')
-        ? `; still pending: ${r.approvals
-            .filter((a) => a.status === 'pending')
-            .map((a) => a.id)
-            .join(', ')}`
-        : ''),
-  );
+  return audited(deps, principal, 'approve', () => targetIds, run, describeApproved, { args });
+}
+
+/** The ok line's detail of a denial: the approvals denied and why. */
+function describeDenied(r: DecisionResult, reason: string): string {
+  return `denied ${r.approvals
+    .filter((a) => a.status === 'denied')
+    .map((a) => a.id)
+    .join(', ')}: ${reason}`;
 }
 
 /** Denies a pending request, or every pending step of a plan (operators, never the requester), with the reason. */
@@ -280,16 +285,19 @@ export function deny(
   args: { id: string; reason: string },
 ): Promise<DecisionResult> {
   let targetIds: string[] = [];
-  const run = async (): Promise<DecisionResult> => {
+  const run = async (ok: AuditOk): Promise<DecisionResult> => {
     const found = await decidable(deps, principal, args.id);
     targetIds = [...new Set(found.map((a) => a.targetId))];
     const reason = checkReason(args.reason, 'reason');
     const now = nowOf(deps);
     const chosen = found.length > 1 ? found.filter((a) => a.status === 'pending') : found;
     if (chosen.length === 0) throw new AitiaError('CONFLICT', `plan ${args.id} has no pending step`, { field: 'id' });
-    for (const a of chosen) {
-      assertPending(a, now);
-      const decided = await decideApproval(deps.driver, {
+    for (const a of chosen) assertPending(a, now);
+    // Every chosen step and the audit line commit together, or nothing is denied.
+    const approvals = await decideApprovals(
+      deps.driver,
+      args.id,
+      chosen.map((a) => ({
         id: a.id,
         status: 'denied',
         decidedBy: principal.name,
@@ -297,11 +305,10 @@ export function deny(
         decisionReason: reason,
         grantHash: null,
         grantExpiresAt: null,
-      });
-      if (decided === null)
-        throw new AitiaError('CONFLICT', `approval ${a.id} was decided by someone else meanwhile`, { field: 'id' });
-    }
-    return { approvals: await approvalsById(deps.driver, args.id), grants: [] };
+      })),
+      (decided) => ok.entry(describeDenied({ approvals: decided, grants: [] }, args.reason)),
+    );
+    return { approvals, grants: [] };
   };
   return audited(
     deps,
@@ -309,11 +316,8 @@ export function deny(
     'deny',
     () => targetIds,
     run,
-    (r) =>
-      `denied ${r.approvals
-        .filter((a) => a.status === 'denied')
-        .map((a) => a.id)
-        .join(', ')}: ${args.reason}`,
+    (r) => describeDenied(r, args.reason),
+    { args },
   );
 }
 

@@ -8,6 +8,16 @@ import { assertCan, type Principal } from './permissions.js';
 export type { AuditEntry };
 
 /**
+ * The ok line of an audited run whose effect is one write transaction: the effect's graph function
+ * calls `entry` inside that transaction, once the effect is written, and writes it with
+ * writeAuditTx (graph/audit.ts `writeWithAudit`), so the two commit together; `audited` then
+ * writes no second ok line. A run that never calls it gets its ok line written after it returns.
+ */
+export interface AuditOk {
+  entry(detail?: string | null): AuditInput;
+}
+
+/**
  * Runs a mutation or a gate question and records it in the audit trail with its outcome, whatever
  * happens: ok, refused (an expected AitiaError, with its code), or error (unexpected, masked to the
  * client). The ok line is written before the answer is returned, so nothing unrecorded is handed
@@ -16,14 +26,14 @@ export type { AuditEntry };
  * surface the principal called through (`via`: graphql or mcp) and, when the operation passes
  * `options.args`, the arguments as asked (secrets redacted, at most {@link MAX_AUDIT_ARGUMENTS} characters).
  * `options.writeOk` writes the ok line: alone by default; classifyAction commits its recorded
- * decision in the same transaction.
+ * decision in the same transaction. A run given `ok` ({@link AuditOk}) may write it with its effect.
  */
 export async function audited<T>(
   deps: ServiceDeps,
   principal: Principal,
   operation: string,
   targetIds: readonly string[] | (() => readonly string[]),
-  run: () => Promise<T>,
+  run: (ok: AuditOk) => Promise<T>,
   detailOf: (result: T) => string | null = () => null,
   options: { args?: unknown; writeOk?: (entry: AuditInput, result: T) => Promise<unknown> } = {},
 ): Promise<T> {
@@ -36,9 +46,16 @@ export async function audited<T>(
   };
   const targets = () => [...(typeof targetIds === 'function' ? targetIds() : targetIds)];
   const writeOk = options.writeOk ?? ((entry: AuditInput) => writeAudit(deps.driver, entry));
+  let okInTx = false;
+  const ok: AuditOk = {
+    entry: (detail = null) => {
+      okInTx = true;
+      return { ...base, targetIds: targets(), outcome: 'ok', detail };
+    },
+  };
   try {
-    const result = await run();
-    await writeOk({ ...base, targetIds: targets(), outcome: 'ok', detail: detailOf(result) }, result);
+    const result = await run(ok);
+    if (!okInTx) await writeOk({ ...base, targetIds: targets(), outcome: 'ok', detail: detailOf(result) }, result);
     return result;
   } catch (err) {
     const refused = err instanceof AitiaError;

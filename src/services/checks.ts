@@ -36,26 +36,39 @@ export function createCheck(
   principal: Principal,
   input: CreateCheckFields & { resourceId: string },
 ): Promise<{ check: CheckRecord; created: boolean }> {
-  return audited(deps, principal, 'createCheck', [input.resourceId], async () => {
-    assertCan(principal, 'check:manage');
-    const parsed = parseCreateCheckInput(input);
-    if (!parsed.ok) throw badInput(parsed.field, parsed.reason);
-    const resource = await resolveInputRef(deps, input.resourceId, 'input.resourceId');
-    if (parsed.definition.kind === 'proxmox_agent' && (resource.provider !== 'proxmox' || resource.kind !== 'vm')) {
-      throw badInput(
-        'input.kind',
-        `proxmox_agent checks the QEMU guest agent of a Proxmox VM; ${resource.id} is a ${resource.provider} ${resource.kind}`,
+  return audited(
+    deps,
+    principal,
+    'createCheck',
+    [input.resourceId],
+    async (ok) => {
+      assertCan(principal, 'check:manage');
+      const parsed = parseCreateCheckInput(input);
+      if (!parsed.ok) throw badInput(parsed.field, parsed.reason);
+      const resource = await resolveInputRef(deps, input.resourceId, 'input.resourceId');
+      if (parsed.definition.kind === 'proxmox_agent' && (resource.provider !== 'proxmox' || resource.kind !== 'vm')) {
+        throw badInput(
+          'input.kind',
+          `proxmox_agent checks the QEMU guest agent of a Proxmox VM; ${resource.id} is a ${resource.provider} ${resource.kind}`,
+        );
+      }
+      return repo.createCheck(
+        deps.driver,
+        {
+          resourceId: resource.id,
+          definition: parsed.definition,
+          intervalSeconds: parsed.intervalSeconds,
+          critical: parsed.critical,
+          createdBy: principal.name,
+          at: DateTime.utc().toISO(),
+        },
+        // The check and its audit line commit together.
+        () => ok.entry(),
       );
-    }
-    return repo.createCheck(deps.driver, {
-      resourceId: resource.id,
-      definition: parsed.definition,
-      intervalSeconds: parsed.intervalSeconds,
-      critical: parsed.critical,
-      createdBy: principal.name,
-      at: DateTime.utc().toISO(),
-    });
-  });
+    },
+    undefined,
+    { args: input },
+  );
 }
 
 /** Removes a check (operators; audited); health and conditions follow at the scheduler's next tick. */
@@ -65,18 +78,27 @@ export function removeCheck(
   input: { id: string },
 ): Promise<{ id: string; resourceId: string; message: string }> {
   const { id } = input;
-  return audited(deps, principal, 'removeCheck', [id], async () => {
-    assertCan(principal, 'check:manage');
-    if (!(await repo.getCheck(deps.driver, id))) throw notFound('id', `check ${id}`);
-    const removed = await repo.removeCheck(deps.driver, id);
-    if (!removed) throw notFound('id', `check ${id}`);
-    return {
-      id,
-      resourceId: removed.resourceId,
-      message:
-        'Check removed. The resource’s health and its check conditions follow at the scheduler’s next tick (health returns to unknown when no check remains).',
-    };
-  });
+  return audited(
+    deps,
+    principal,
+    'removeCheck',
+    [id],
+    async (ok) => {
+      assertCan(principal, 'check:manage');
+      if (!(await repo.getCheck(deps.driver, id))) throw notFound('id', `check ${id}`);
+      // The removal and its audit line commit together.
+      const removed = await repo.removeCheck(deps.driver, id, () => ok.entry());
+      if (!removed) throw notFound('id', `check ${id}`);
+      return {
+        id,
+        resourceId: removed.resourceId,
+        message:
+          'Check removed. The resource’s health and its check conditions follow at the scheduler’s next tick (health returns to unknown when no check remains).',
+      };
+    },
+    undefined,
+    { args: input },
+  );
 }
 
 /** An http check's spec, typed: stored specs were validated (defaults filled in) when the check was created. */

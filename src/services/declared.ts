@@ -105,6 +105,8 @@ export function declareResource(
       });
       return { ...written, ignored: planned.plan.ignored };
     },
+    undefined,
+    { args: input },
   );
 }
 
@@ -118,23 +120,34 @@ export function removeDeclaredResource(
   principal: Principal,
   input: { id: string },
 ): Promise<{ id: string; edges: number; resolvedConditions: number }> {
-  return audited(deps, principal, 'removeDeclaredResource', [input.id], async () => {
-    assertCan(principal, 'resource:remove-declared');
-    const target = await resolveInputRef(deps, input.id, 'id');
-    if (target.provider !== 'manual') {
-      throw badInput(
-        'id',
-        `${target.id} is reported by ${target.provider}, not declared: only declared (manual:) resources can be removed; use setLifecycle for provider resources`,
-      );
-    }
-    const outcome = await repo.removeDeclaredResource(deps.driver, target.id, { by: principal.name, at: nowOf(deps) });
-    if (!outcome) throw badInput('id', `no resource ${input.id}`);
-    if ('checks' in outcome) {
-      throw badInput(
-        'id',
-        `${target.id} still has ${outcome.checks.length} check(s): remove them first (removeCheck): ${outcome.checks.join(', ')}`,
-      );
-    }
-    return { id: target.id, ...outcome.removed };
-  });
+  return audited(
+    deps,
+    principal,
+    'removeDeclaredResource',
+    [input.id],
+    async () => {
+      assertCan(principal, 'resource:remove-declared');
+      const target = await resolveInputRef(deps, input.id, 'id');
+      if (target.provider !== 'manual') {
+        throw badInput(
+          'id',
+          `${target.id} is reported by ${target.provider}, not declared: only declared (manual:) resources can be removed; use setLifecycle for provider resources`,
+        );
+      }
+      const outcome = await repo.removeDeclaredResource(deps.driver, target.id, {
+        by: principal.name,
+        at: nowOf(deps),
+      });
+      if (!outcome) throw badInput('id', `no resource ${input.id}`);
+      if ('checks' in outcome) {
+        throw badInput(
+          'id',
+          `${target.id} still has ${outcome.checks.length} check(s): remove them first (removeCheck): ${outcome.checks.join(', ')}`,
+        );
+      }
+      return { id: target.id, ...outcome.removed };
+    },
+    undefined,
+    { args: input },
+  );
 }

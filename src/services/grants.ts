@@ -4,7 +4,7 @@ import { autonomyState, setAutonomyState } from '../graph/autonomy.js';
 import { AitiaError, AUTONOMY_MODES, type AutonomyMode, type AutonomyState, badInput } from '../model/index.js';
 import { boundInputsOf, grantRefusal, inputsDigestOf, type GrantRefusal } from '../policy/index.js';
 import { grantHashOf } from './approvals.js';
-import { audited } from './audit.js';
+import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { policyOf } from './gate.js';
 import { parseClassifyInput, resolveGateTarget, type ClassifyActionArgs } from './gate-input.js';
@@ -38,7 +38,7 @@ export async function redeemGrant(
   args: { token: string; input: ClassifyActionArgs },
 ): Promise<RedeemResult> {
   let targetIds: string[] = [];
-  const run = async (): Promise<RedeemResult> => {
+  const run = async (ok: AuditOk): Promise<RedeemResult> => {
     assertCan(principal, 'grant:redeem');
     if (typeof args.token !== 'string' || !GRANT_TOKEN.test(args.token)) {
       throw badInput('token', 'not a grant token (aitia-grant-… as approve returned it)');
@@ -78,6 +78,8 @@ export async function redeemGrant(
         inputsDigest: inputsDigestOf(inputs),
         policyDigest: digest,
       }),
+      // The grant used, the authorization and its audit line commit together.
+      (auth) => ok.entry(`authorized ${auth.id} by grant of ${auth.approvalId}`),
     );
     const failed: GrantRefusal | null =
       locked === null
@@ -103,6 +105,8 @@ export async function redeemGrant(
       () => targetIds,
       run,
       (r) => `authorized ${r.authorizationId} by grant of ${r.approvalId}`,
+      // The grant token is a secret: auditArguments redacts `token`.
+      { args },
     );
   } catch (err) {
     // A refusal is an answer, not an error: audited as refused above, returned typed here.
@@ -135,7 +139,7 @@ export function setAutonomy(
   args: { mode: AutonomyMode; reason: string },
 ): Promise<AutonomyState> {
   let before: AutonomyState | null = null;
-  const run = async (): Promise<AutonomyState> => {
+  const run = async (ok: AuditOk): Promise<AutonomyState> => {
     assertCan(principal, 'autonomy:set');
     if (!(AUTONOMY_MODES as readonly string[]).includes(args.mode)) {
       throw badInput('mode', `must be one of ${AUTONOMY_MODES.join(', ')}`);
@@ -144,7 +148,8 @@ export function setAutonomy(
     if (reason === '') throw badInput('reason', 'must say why (not empty)');
     if (reason.length > 2000) throw badInput('reason', 'at most 2000 characters');
     const set = { mode: args.mode, setBy: principal.name, setAt: nowOf(deps), reason };
-    const was = await setAutonomyState(deps.driver, set);
+    // The switch and its audit line (naming the mode it replaced) commit together.
+    const was = await setAutonomyState(deps.driver, set, (b) => ok.entry(`${b.mode} → ${set.mode}: ${reason}`));
     before = was;
     // normal closes an open breaker; halt leaves it as it was.
     const open = args.mode === 'halt';
@@ -161,5 +166,6 @@ export function setAutonomy(
     [],
     run,
     (s) => `${before?.mode ?? 'normal'} → ${s.mode}: ${s.reason}`,
+    { args },
   );
 }

@@ -34,24 +34,32 @@ export function ingestVcenterInventory(
   principal: Principal,
   input: { server: string; document: unknown; complete?: boolean | null },
 ): Promise<InventoryIngestResult> {
-  return audited(deps, principal, 'ingestVcenterInventory', [`vcenter:${input.server}`], async () => {
-    assertCan(principal, 'inventory:ingest');
-    const { report, correlation } = await observe(
-      pipelineDeps(deps),
-      vcenterDocumentSource(input.document, { server: input.server, complete: input.complete ?? false }),
-    );
-    return {
-      scope: report.scope,
-      complete: report.complete,
-      fetched: report.fetched,
-      resources: report.resources,
-      edges: report.edges,
-      skipped: report.skipped,
-      errors: report.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)),
-      markedMissing: report.markedMissing,
-      transitions: correlation.created,
-    };
-  });
+  return audited(
+    deps,
+    principal,
+    'ingestVcenterInventory',
+    [`vcenter:${input.server}`],
+    async () => {
+      assertCan(principal, 'inventory:ingest');
+      const { report, correlation } = await observe(
+        pipelineDeps(deps),
+        vcenterDocumentSource(input.document, { server: input.server, complete: input.complete ?? false }),
+      );
+      return {
+        scope: report.scope,
+        complete: report.complete,
+        fetched: report.fetched,
+        resources: report.resources,
+        edges: report.edges,
+        skipped: report.skipped,
+        errors: report.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)),
+        markedMissing: report.markedMissing,
+        transitions: correlation.created,
+      };
+    },
+    undefined,
+    { args: input },
+  );
 }
 
 /** One events document's import: counts and what was left out, with reasons. */
@@ -73,24 +81,32 @@ export function ingestVcenterEvents(
   input: { server: string; events: unknown },
 ): Promise<EventIngestResult> {
   const { server, events } = input;
-  return audited(deps, principal, 'ingestVcenterEvents', [`vcenter:${server}`], async () => {
-    assertCan(principal, 'event:ingest');
-    if (Array.isArray(events) && events.length > MAX_EVENTS_PER_CALL) {
-      throw badInput(
-        'events',
-        `at most ${MAX_EVENTS_PER_CALL} events per call (got ${events.length}); split the document`,
-      );
-    }
-    const report = await importVcenterEvents(deps.driver, events, { server });
-    return {
-      scope: report.scope,
-      received: report.fetched,
-      written: report.events.written,
-      created: report.events.created,
-      updated: report.events.updated,
-      skipped: report.skipped.map((s) => ({ item: s.id, reason: s.reason })),
-      conflicts: report.conflicts,
-      duplicates: report.duplicates,
-    };
-  });
+  return audited(
+    deps,
+    principal,
+    'ingestVcenterEvents',
+    [`vcenter:${server}`],
+    async () => {
+      assertCan(principal, 'event:ingest');
+      if (Array.isArray(events) && events.length > MAX_EVENTS_PER_CALL) {
+        throw badInput(
+          'events',
+          `at most ${MAX_EVENTS_PER_CALL} events per call (got ${events.length}); split the document`,
+        );
+      }
+      const report = await importVcenterEvents(deps.driver, events, { server });
+      return {
+        scope: report.scope,
+        received: report.fetched,
+        written: report.events.written,
+        created: report.events.created,
+        updated: report.events.updated,
+        skipped: report.skipped.map((s) => ({ item: s.id, reason: s.reason })),
+        conflicts: report.conflicts,
+        duplicates: report.duplicates,
+      };
+    },
+    undefined,
+    { args: input },
+  );
 }

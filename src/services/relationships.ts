@@ -158,39 +158,47 @@ export function createRelationship(
   principal: Principal,
   input: DeclaredEdge,
 ): Promise<{ relationship: EdgeRecord; created: boolean }> {
-  return audited(deps, principal, 'createRelationship', [input.source, input.target], async () => {
-    assertCan(principal, 'relationship:declare');
-    const evidence = evidenceProblem(input.evidence);
-    if (evidence) throw badInput('input.evidence', evidence);
-    const source = await resolveInputRef(deps, input.source, 'input.source');
-    const target = await resolveInputRef(deps, input.target, 'input.target');
-    if (source.lifecycle === 'destroyed')
-      throw badInput('input.source', `resource ${source.id} is destroyed: it takes no more writes`);
-    if (source.id === target.id)
-      throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
-    const pair = refusePair(input.type, source.kind, target.kind);
-    if (pair) throw badInput('input.type', pair);
-    const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type)
-      ? checkNewInboundEdge(target)
-      : { ok: true as const };
-    if (!inbound.ok) throw badInput('input.target', inbound.reason);
-    const authority = declaredEdgeProblem(
-      input.type,
-      { id: source.id, provider: source.provider, declaredBy: source.declaration?.by ?? null },
-      principal,
-    );
-    if (authority) throw badInput(authority.field, authority.reason);
-    return inInput(() =>
-      edges.createRelationship(deps.driver, {
-        type: input.type,
-        fromId: source.id,
-        toId: target.id,
-        provenance: 'declared',
-        source: principal.name,
-        evidence: input.evidence ?? null,
-      }),
-    );
-  });
+  return audited(
+    deps,
+    principal,
+    'createRelationship',
+    [input.source, input.target],
+    async () => {
+      assertCan(principal, 'relationship:declare');
+      const evidence = evidenceProblem(input.evidence);
+      if (evidence) throw badInput('input.evidence', evidence);
+      const source = await resolveInputRef(deps, input.source, 'input.source');
+      const target = await resolveInputRef(deps, input.target, 'input.target');
+      if (source.lifecycle === 'destroyed')
+        throw badInput('input.source', `resource ${source.id} is destroyed: it takes no more writes`);
+      if (source.id === target.id)
+        throw badInput('input.target', `a ${input.type} edge from ${source.id} to itself is not allowed`);
+      const pair = refusePair(input.type, source.kind, target.kind);
+      if (pair) throw badInput('input.type', pair);
+      const inbound = (IMPACT_TYPES as readonly string[]).includes(input.type)
+        ? checkNewInboundEdge(target)
+        : { ok: true as const };
+      if (!inbound.ok) throw badInput('input.target', inbound.reason);
+      const authority = declaredEdgeProblem(
+        input.type,
+        { id: source.id, provider: source.provider, declaredBy: source.declaration?.by ?? null },
+        principal,
+      );
+      if (authority) throw badInput(authority.field, authority.reason);
+      return inInput(() =>
+        edges.createRelationship(deps.driver, {
+          type: input.type,
+          fromId: source.id,
+          toId: target.id,
+          provenance: 'declared',
+          source: principal.name,
+          evidence: input.evidence ?? null,
+        }),
+      );
+    },
+    undefined,
+    { args: input },
+  );
 }
 
 /** Removes declared or inferred edges (operators; audited); observed edges belong to their provider. */
@@ -199,15 +207,23 @@ export function removeRelationship(
   principal: Principal,
   input: { source: string; target: string; type: RelationshipType; assertedBy?: string | null },
 ): Promise<{ removed: number }> {
-  return audited(deps, principal, 'removeRelationship', [input.source, input.target], async () => {
-    assertCan(principal, 'relationship:remove');
-    const source = await resolveInputRef(deps, input.source, 'input.source');
-    const target = await resolveInputRef(deps, input.target, 'input.target');
-    return edges.removeRelationship(deps.driver, {
-      type: input.type,
-      fromId: source.id,
-      toId: target.id,
-      source: input.assertedBy ?? null,
-    });
-  });
+  return audited(
+    deps,
+    principal,
+    'removeRelationship',
+    [input.source, input.target],
+    async () => {
+      assertCan(principal, 'relationship:remove');
+      const source = await resolveInputRef(deps, input.source, 'input.source');
+      const target = await resolveInputRef(deps, input.target, 'input.target');
+      return edges.removeRelationship(deps.driver, {
+        type: input.type,
+        fromId: source.id,
+        toId: target.id,
+        source: input.assertedBy ?? null,
+      });
+    },
+    undefined,
+    { args: input },
+  );
 }

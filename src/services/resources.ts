@@ -91,10 +91,18 @@ export function updateEntityAttributes(
   principal: Principal,
   input: { id: string; attributes: unknown },
 ): Promise<{ resource: ResourceRecord; ignored: AttributePlan['ignored']; message: string }> {
-  return audited(deps, principal, 'updateEntityAttributes', [input.id], async () => {
-    assertCan(principal, 'attribute:update');
-    return repo.updateAttributes(deps.driver, input.id, input.attributes);
-  });
+  return audited(
+    deps,
+    principal,
+    'updateEntityAttributes',
+    [input.id],
+    async () => {
+      assertCan(principal, 'attribute:update');
+      return repo.updateAttributes(deps.driver, input.id, input.attributes);
+    },
+    undefined,
+    { args: input },
+  );
 }
 
 /** What setLifecycle did: the resource as it is now and the lifecycle before. */
@@ -113,24 +121,32 @@ export function setLifecycle(
   principal: Principal,
   input: { id: string; lifecycle: Lifecycle; reason: string },
 ): Promise<LifecycleResult> {
-  return audited(deps, principal, 'setLifecycle', [input.id], async () => {
-    assertCan(principal, 'resource:lifecycle');
-    const current = await resolveInputRef(deps, input.id, 'id');
-    const plan = planLifecycleChange({
-      id: current.id,
-      current: current.lifecycle,
-      wanted: input.lifecycle,
-      reason: input.reason,
-    });
-    if (!plan.ok) throw badInput(plan.field, plan.reason);
-    if (!plan.changed) return { resource: current, previous: current.lifecycle, changed: false };
-    const written = await repo.setResourceLifecycle(deps.driver, current.id, {
-      lifecycle: plan.lifecycle,
-      reason: plan.reason,
-      by: principal.name,
-    });
-    // Gone between the read and the write: the same answer an unknown id gets.
-    if (!written) throw badInput('id', `no resource ${input.id}`);
-    return { resource: written.resource, previous: written.previous, changed: written.previous !== plan.lifecycle };
-  });
+  return audited(
+    deps,
+    principal,
+    'setLifecycle',
+    [input.id],
+    async () => {
+      assertCan(principal, 'resource:lifecycle');
+      const current = await resolveInputRef(deps, input.id, 'id');
+      const plan = planLifecycleChange({
+        id: current.id,
+        current: current.lifecycle,
+        wanted: input.lifecycle,
+        reason: input.reason,
+      });
+      if (!plan.ok) throw badInput(plan.field, plan.reason);
+      if (!plan.changed) return { resource: current, previous: current.lifecycle, changed: false };
+      const written = await repo.setResourceLifecycle(deps.driver, current.id, {
+        lifecycle: plan.lifecycle,
+        reason: plan.reason,
+        by: principal.name,
+      });
+      // Gone between the read and the write: the same answer an unknown id gets.
+      if (!written) throw badInput('id', `no resource ${input.id}`);
+      return { resource: written.resource, previous: written.previous, changed: written.previous !== plan.lifecycle };
+    },
+    undefined,
+    { args: input },
+  );
 }

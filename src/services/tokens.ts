@@ -110,6 +110,8 @@ export function createToken(
       return { token, tokenInfo: infoOf(store, entry) };
     },
     ({ tokenInfo: t }) => `role ${t.role}, ${t.expiresAt ? `expires ${t.expiresAt}` : 'no expiry'}`,
+    // The token is made here, never asked for: the arguments hold no secret (redacted all the same).
+    { args: input },
   );
 }
 
@@ -126,6 +128,7 @@ export function revokeToken(deps: ServiceDeps, principal: Principal, input: { na
       return infoOf(store, store.revoke(input.name, 'name'));
     },
     (t) => `role ${t.role}`,
+    { args: input },
   );
 }
 

@@ -30,6 +30,8 @@ const acked: string[] = [];
 
 interface Call {
   kind: 'read' | 'write';
+  /** The operation asked (writes rotate through mutations of one and of several statements). */
+  op: Op;
   /** When it started, ms since the test began. */
   at: number;
   ms: number;
@@ -38,7 +40,14 @@ interface Call {
   retryAfter: string | null;
 }
 
+type Op = 'read' | 'declare' | 'relate' | 'attributes' | 'classify';
+/** Writes of several sequential statements each (resolve both ends, check, write, audit; the gate's reads, decision and audit line). */
+const WRITES: Op[] = ['declare', 'relate', 'attributes', 'classify'];
+
 const DECLARE = `mutation($input: DeclareResourceInput!) { declareResource(input: $input) { resource { id } } }`;
+const RELATE = `mutation($input: CreateRelationshipInput!) { createRelationship(input: $input) { created } }`;
+const ATTRIBUTES = `mutation($id: ID!, $a: JSON!) { updateEntityAttributes(id: $id, attributes: $a) { message } }`;
+const CLASSIFY = `query($input: ClassifyActionInput!) { classifyAction(input: $input) { autonomy decisionId } }`;
 
 /**
  * POSTs on a fresh connection (no keep-alive): a pooled socket that the server closes as idle while
@@ -73,21 +82,37 @@ function post(
   });
 }
 
-/** One GraphQL call, timed; a write that answers 200 without errors is acknowledged. */
-async function call(kind: 'read' | 'write'): Promise<Call> {
-  const name = `outage-w${seq++}`;
-  const [query, variables] =
-    kind === 'write'
-      ? [DECLARE, { input: { kind: 'service', name, evidence: 'outage test: a write to acknowledge' } }]
-      : ['{ resource(slug: "service:outage-w0") { id name } }', {}];
+function operation(op: Op, n: number): [string, Record<string, unknown>] {
+  switch (op) {
+    case 'read':
+      return ['{ resource(slug: "service:outage-w0") { id name } }', {}];
+    case 'declare':
+      return [
+        DECLARE,
+        { input: { kind: 'service', name: `outage-w${n}`, evidence: 'outage test: a write to acknowledge' } },
+      ];
+    case 'relate':
+      return [RELATE, { input: { source: acked[0], target: acked[1], type: 'DEPENDS_ON' } }];
+    case 'attributes':
+      return [ATTRIBUTES, { id: acked[0], a: { outage_step: n } }];
+    case 'classify':
+      return [CLASSIFY, { input: { target: acked[0], action: 'restart' } }];
+  }
+}
+
+/** One GraphQL call, timed; a declaration that answers 200 without errors is acknowledged. */
+async function call(op: Op): Promise<Call> {
+  const n = seq++;
+  const [query, variables] = operation(op, n);
   const started = Date.now();
   const at = started - T0;
   const res = await post(`${srv.url}/graphql`, srv.tokens.agent, JSON.stringify({ query, variables }));
   const body = JSON.parse(res.text) as { data?: any; errors?: Array<{ extensions?: { code?: string } }> };
   const ms = Date.now() - started;
-  if (kind === 'write' && res.status === 200 && !body.errors) acked.push(body.data.declareResource.resource.id);
+  if (op === 'declare' && res.status === 200 && !body.errors) acked.push(body.data.declareResource.resource.id);
   return {
-    kind,
+    kind: op === 'read' ? 'read' : 'write',
+    op,
     at,
     ms,
     status: res.status,
@@ -101,7 +126,7 @@ async function stream(everyMs: number, until: () => boolean, maxMs: number): Pro
   const calls: Array<Promise<Call>> = [];
   const started = Date.now();
   for (let i = 0; !until() && Date.now() - started < maxMs; i++) {
-    calls.push(call(i % 2 === 0 ? 'write' : 'read'));
+    calls.push(call(i % 2 === 0 ? WRITES[(i / 2) % WRITES.length]! : 'read'));
     await new Promise((r) => setTimeout(r, everyMs));
   }
   return Promise.all(calls);
@@ -123,7 +148,7 @@ function expectTypedAndBounded(calls: Call[]): void {
 
 const readyz = async () => (await fetch(`${srv.url}/readyz`)).status;
 const okNow = async () => {
-  const c = await call('write');
+  const c = await call('declare');
   return c.status === 200 && c.code === null;
 };
 
@@ -139,7 +164,8 @@ beforeAll(async () => {
       requestInit: { headers: { authorization: `Bearer ${srv.tokens.agent}` } },
     }),
   );
-  for (let i = 0; i < 3; i++) expect(await call('write')).toMatchObject({ status: 200, code: null });
+  for (let i = 0; i < 3; i++) expect(await call('declare')).toMatchObject({ status: 200, code: null });
+  for (const op of WRITES) expect(await call(op)).toMatchObject({ status: 200, code: null });
 }, 180_000);
 
 afterAll(async () => {
@@ -150,7 +176,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('a Neo4j outage is short and typed', () => {
-  it('SIGKILL mid-stream: typed UNAVAILABLE (reads within 6 s), Neo4j restarted by its supervisor, no restart of the service, no acknowledged write lost', async () => {
+  it('SIGKILL mid-stream: typed UNAVAILABLE within 6 s (reads and writes), Neo4j restarted by its supervisor, no restart of the service, no acknowledged write lost', async () => {
     const pid = graph.embedded!.pid!;
     let recovered = false;
     const calls = stream(250, () => recovered, RECOVERY_MS);
@@ -172,15 +198,13 @@ describe('a Neo4j outage is short and typed', () => {
     const outageMs = Date.now() - outageStarted;
 
     expect(recovered, logs.join('\n')).toBe(true);
-    // Every read answered while Neo4j was down answers within the bound, every answer is ok or a
-    // typed UNAVAILABLE. Not claimed yet (issue 17 stays open): the bound for a write of several
-    // statements (measured up to ~9.5 s after a SIGKILL: each statement waits out its own pool
-    // timeout) and for calls that meet the cold restarted Neo4j; a whole-request budget is to build.
+    // Every call, read or write of several statements, answered while Neo4j was down or while the
+    // restarted one warmed up, answers within the bound (the whole-request deadline), ok or a typed
+    // UNAVAILABLE.
     const during = done.filter((c) => c.at + c.ms < restartedAt!);
     const after = done.filter((c) => c.at + c.ms >= restartedAt!);
-    expectTypedAndBounded(during.filter((c) => c.kind === 'read'));
-    expectTyped(during);
-    expectTyped(after);
+    expectTypedAndBounded(during);
+    expectTypedAndBounded(after);
     const failed = during.filter((c) => c.code === 'UNAVAILABLE');
     expect(failed.length, 'calls answered UNAVAILABLE during the outage').toBeGreaterThan(3);
     expect(readyDuring).toBe(503);
@@ -196,10 +220,12 @@ describe('a Neo4j outage is short and typed', () => {
     });
     expect(records[0]!.get('n').toNumber()).toBe(acked.length);
     const slowest = (cs: Call[]) => Math.max(0, ...cs.map((c) => c.ms));
+    const byOp = (cs: Call[]) =>
+      ['read', ...WRITES].map((op) => `${op} ${slowest(cs.filter((c) => c.op === op))}`).join(', ');
     console.log(
-      `[outage] SIGKILL: ${during.length} calls during the outage, ${failed.length} UNAVAILABLE, slowest read ${slowest(during.filter((c) => c.kind === 'read'))} ms, slowest write ${slowest(during.filter((c) => c.kind === 'write'))} ms; ` +
+      `[outage] SIGKILL: ${during.length} calls during the outage, ${failed.length} UNAVAILABLE, slowest (ms) ${byOp(during)}; ` +
         `Neo4j restarted after ${((restartedAt! - killedAt) / 1000).toFixed(1)} s, first ok write ${(outageMs / 1000).toFixed(1)} s after the kill; ` +
-        `${after.length} calls while it warmed up (slowest ${slowest(after)} ms, ${after.filter((c) => c.code).length} UNAVAILABLE); ` +
+        `${after.length} calls while it warmed up (slowest (ms) ${byOp(after)}, ${after.filter((c) => c.code).length} UNAVAILABLE); ` +
         `MCP ${mcpMs} ms; ${acked.length} acknowledged writes, all present`,
     );
   }, 200_000);
@@ -223,7 +249,7 @@ describe('a Neo4j outage is short and typed', () => {
     });
     expect(records[0]!.get('n').toNumber()).toBe(acked.length);
     console.log(
-      `[outage] SIGSTOP: ${done.length} calls, ${failed.length} UNAVAILABLE, slowest ${Math.max(...done.map((c) => c.ms))} ms`,
+      `[outage] SIGSTOP: ${done.length} calls, ${failed.length} UNAVAILABLE, slowest (ms) ${['read', ...WRITES].map((op) => `${op} ${Math.max(0, ...done.filter((c) => c.op === op).map((c) => c.ms))}`).join(', ')}`,
     );
   }, 90_000);
 });

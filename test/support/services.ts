@@ -30,20 +30,40 @@ export async function auditOf(driver: Driver, principal: Principal): Promise<Aud
 
 /**
  * The real driver with the audit store down: the audit write (`CREATE (a:AuditEntry …)`) throws
- * "audit store down" before it is sent; every other statement goes to the real Neo4j unchanged.
+ * "audit store down" before it is sent, alone or inside a transaction; every other statement goes
+ * to the real Neo4j unchanged.
  */
 export function withAuditDown(driver: Driver): Driver {
+  return failingStatements(driver, 'CREATE (a:AuditEntry', 'audit store down');
+}
+
+/**
+ * The real driver where every statement containing `fragment` throws `message` before it is sent:
+ * through executeQuery, a session's run, or a transaction's run inside executeRead/executeWrite.
+ */
+export function failingStatements(driver: Driver, fragment: string, message: string): Driver {
+  const fails = (query: unknown) => typeof query === 'string' && query.includes(fragment);
+  const guardRun =
+    (run: (...a: any[]) => any) =>
+    (query: unknown, ...rest: unknown[]) =>
+      fails(query) ? Promise.reject(new Error(message)) : run(query, ...rest);
+  const wrapTx = (tx: any) =>
+    new Proxy(tx, { get: (t, p) => (p === 'run' ? guardRun(t.run.bind(t)) : Reflect.get(t, p)) });
+  const wrapSession = (session: any) =>
+    new Proxy(session, {
+      get(target, prop) {
+        if (prop === 'run') return guardRun(target.run.bind(target));
+        if (prop === 'executeRead' || prop === 'executeWrite')
+          return (work: (tx: unknown) => unknown, cfg?: unknown) =>
+            target[prop]((tx: unknown) => work(wrapTx(tx)), cfg);
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
   return new Proxy(driver, {
     get(target, prop) {
-      if (prop === 'executeQuery') {
-        const executeQuery: Driver['executeQuery'] = (query, ...rest) => {
-          if (typeof query === 'string' && query.includes('CREATE (a:AuditEntry')) {
-            return Promise.reject(new Error('audit store down'));
-          }
-          return target.executeQuery(query, ...rest);
-        };
-        return executeQuery;
-      }
+      if (prop === 'executeQuery') return guardRun((target.executeQuery as any).bind(target));
+      if (prop === 'session') return (...a: unknown[]) => wrapSession((target.session as any)(...a));
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -26,3 +26,26 @@ export function portAnswers(port: number, timeoutMs = 500): Promise<boolean> {
     sock.connect(port, '127.0.0.1', () => done(true));
   });
 }
+
+/**
+ * True when a Bolt server on 127.0.0.1:port answers the Bolt handshake within `timeoutMs`. Unlike
+ * {@link portAnswers} this tells a frozen Neo4j (SIGSTOP, a stuck JVM) from a live one: the kernel
+ * still accepts its TCP connections, but only a running JVM answers the handshake.
+ */
+export function boltAnswers(port: number, timeoutMs = 1500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = new Socket();
+    const done = (v: boolean) => {
+      sock.destroy();
+      resolve(v);
+    };
+    sock.setTimeout(timeoutMs, () => done(false));
+    sock.once('error', () => done(false));
+    // Any 4-byte reply (the version chosen, or 0 for none) is an answer.
+    sock.once('data', () => done(true));
+    sock.connect(port, '127.0.0.1', () =>
+      // The Bolt magic, then four versions offered: 5.4, 4.4, none, none.
+      sock.write(Buffer.from([0x60, 0x60, 0xb0, 0x17, 0, 0, 4, 5, 0, 0, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0])),
+    );
+  });
+}
