@@ -118,7 +118,8 @@ async function viaGraphql(field: string, args: Record<string, unknown>) {
   const deps = graphDeps();
   calls.length = 0;
   const refusal = await Promise.resolve()
-    .then(() => resolve(undefined, args, createRequestContext(deps, nobody), undefined))
+    // An info with no selection: the fields that read it (dependents' view) see an empty query.
+    .then(() => resolve(undefined, args, createRequestContext(deps, nobody), { fieldNodes: [], fragments: {} }))
     .then(
       () => null,
       (err: unknown) => err,
