@@ -104,7 +104,7 @@ export function validateResourceRows(rows: unknown[]): ResourceInput[] {
 }
 
 /** A resource's kind is fixed at creation; checked before any write so a clash changes nothing. */
-async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise<void> {
+export async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise<void> {
   const { records } = await driver.executeQuery(
     'UNWIND $rows AS row MATCH (r:Resource {id: row.id}) WHERE r.kind <> row.kind RETURN row.id AS id, r.kind AS stored, row.kind AS given LIMIT 1',
     { rows: rows.map((r) => ({ id: r.id, kind: r.kind })) },

@@ -1,0 +1,136 @@
+import type { Driver } from 'neo4j-driver';
+import {
+  type EdgeInput,
+  type Kind,
+  KIND_LABELS,
+  RELATIONSHIP_TYPES,
+  type RelationshipType,
+  type ResourceInput,
+} from '../model/index.js';
+import { attributeProperties, type StateChange } from './resources.js';
+
+/**
+ * One load pass's write statement per kind and batch, in the shape of Cartography's loader: the
+ * resources of one kind AND their outgoing edges merged in the same statement (a CALL branch per
+ * edge type), parents first so every target already exists. aitia's bookkeeping rides along:
+ * lifecycle, staleness marks lifted, provider attribute keys, provenance-keyed edges.
+ */
+
+/** Parents first: an edge is written inline only when its target's kind comes earlier. */
+export const LOAD_ORDER: readonly Kind[] = ['cluster', 'host', 'storage', 'network', 'vm', 'lxc', 'service'];
+
+/** A resource and the outgoing edges (targets already checked) written in its statement. */
+export interface PassRow {
+  resource: ResourceInput;
+  edges: EdgeInput[];
+}
+
+export interface KindBatchResult {
+  written: number;
+  created: number;
+  changes: StateChange[];
+  edgesWritten: number;
+  edgesCreated: number;
+}
+
+const cyphers = new Map<string, string>();
+
+/** The statement for `kind` with one CALL branch per edge type present. Labels and types come from closed lists. */
+function kindCypher(kind: Kind, types: readonly RelationshipType[]): string {
+  const key = `${kind} ${types.join(' ')}`;
+  const cached = cyphers.get(key);
+  if (cached) return cached;
+  for (const t of types) if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t)) throw new Error(`not a type: ${t}`);
+  // Each branch: the row's edges of one type, its targets found by the unique id index.
+  const branches = types.map(
+    (t) => `
+      UNWIND row.\`${t}\` AS x
+      MATCH (b:Resource {id: x.to})
+      MERGE (r)-[e:${t} {provenance: x.provenance, source: x.source}]->(b)
+      ON CREATE SET e.firstSeen = now
+      SET e.lastSeen = now, e.updateTag = $tag, e.rule = x.rule, e.confidence = x.confidence,
+          e.evidence = coalesce(x.evidence, e.evidence)`,
+  );
+  const edges = branches.length > 0 ? `CALL (now, r, row) {${branches.join('\n      UNION')}\n    }` : '';
+  // datetime($now) once per statement, not once per row and property.
+  const cypher = `
+    WITH datetime($now) AS now
+    UNWIND $rows AS row
+    MERGE (r:Resource {id: row.id})
+    ON CREATE SET r.kind = $kind, r.provider = row.provider, r.firstSeen = now
+    WITH now, r, row, r.state AS previous
+    WHERE r.kind = $kind
+    SET r:${KIND_LABELS[kind]}, r.name = row.name, r.state = row.state, r.rawState = row.rawState,
+        r.lastSeen = now, r.updateTag = $tag, r.missingSince = null,
+        r.lifecycle = CASE WHEN row.lifecycle IS NOT NULL THEN row.lifecycle
+                           WHEN r.lifecycle IS NULL THEN 'active'
+                           // Seen again: back to what it was before it went missing (deprecated stays deprecated).
+                           WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active')
+                           ELSE r.lifecycle END,
+        r.lifecycleBeforeMissing = null
+    // providerAttrKeys as upsertResources keeps them: this pass's keys and earlier ones still stored.
+    SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
+                              WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
+    SET r += row.attrs
+    WITH now, r, row, previous
+    ${edges}
+    // Only the rows whose state changed go back (what the correlator needs), not every row.
+    RETURN count(*) AS written, collect(CASE WHEN previous <> row.state THEN [row.id, previous] END) AS changes`;
+  cyphers.set(key, cypher);
+  return cypher;
+}
+
+/** Statement parameters for one batch: nulls left out (a missing key reads as null), edges grouped by type. */
+export function kindBatchParams(rows: readonly PassRow[]): { rows: Record<string, unknown>[]; types: RelationshipType[] } {
+  const types = new Set<RelationshipType>();
+  const params = rows.map(({ resource: r, edges }) => {
+    const p: Record<string, unknown> = { id: r.id, provider: r.provider, name: r.name, state: r.state };
+    if (r.rawState != null) p.rawState = r.rawState;
+    if (r.lifecycle != null) p.lifecycle = r.lifecycle;
+    p.attrs = attributeProperties(r.attributes);
+    // Keys the provider reports are provider-owned: agents cannot overwrite them.
+    p.attrKeys = r.provider === 'manual' ? [] : Object.keys(r.attributes ?? {});
+    for (const e of edges) {
+      const x: Record<string, unknown> = { to: e.toId, provenance: e.provenance, source: e.source };
+      if (e.rule != null) x.rule = e.rule;
+      if (e.confidence != null) x.confidence = e.confidence;
+      if (e.evidence != null) x.evidence = e.evidence;
+      ((p[e.type] as unknown[] | undefined) ?? (p[e.type] = [])).push(x as never);
+      types.add(e.type);
+    }
+    return p;
+  });
+  return { rows: params, types: RELATIONSHIP_TYPES.filter((t) => types.has(t)) };
+}
+
+/** Writes one prepared batch of `kind`; creations are read from the statement's counters. */
+export async function writeKindBatch(
+  driver: Driver,
+  kind: Kind,
+  batch: readonly PassRow[],
+  prepared: { rows: Record<string, unknown>[]; types: RelationshipType[] },
+  stamp: { now: string; tag: string },
+): Promise<KindBatchResult> {
+  const res = await driver.executeQuery(kindCypher(kind, prepared.types), {
+    rows: prepared.rows,
+    kind,
+    now: stamp.now,
+    tag: stamp.tag,
+  });
+  const counters = res.summary.counters.updates();
+  const rec = res.records[0];
+  const byId = new Map<string, ResourceInput>();
+  const changes: StateChange[] = [];
+  for (const [id, from] of (rec?.get('changes') ?? []) as Array<[string, string]>) {
+    if (byId.size === 0) for (const r of batch) byId.set(r.resource.id, r.resource);
+    const row = byId.get(id)!;
+    changes.push({ id, kind, from, to: row.state, rawState: row.rawState ?? null });
+  }
+  return {
+    written: Number(rec?.get('written') ?? 0),
+    created: counters.nodesCreated,
+    changes,
+    edgesWritten: batch.reduce((n, r) => n + r.edges.length, 0),
+    edgesCreated: counters.relationshipsCreated,
+  };
+}
