@@ -44,20 +44,46 @@ export function syntheticShape(prefix: string, resources: number): Shape {
   add('RefCluster', { id: cluster, kind: 'cluster', name: prefix, state: 'online', rawState: 'quorate:1' }, {});
   for (let i = 0; i < hosts; i++) {
     const id = hostId(i);
-    add('RefHost', { id, kind: 'host', name: `n${i}`, state: 'online', rawState: 'online', attributes: { node: `n${i}`, maxcpu: 64 } }, { cluster_id: cluster });
+    add(
+      'RefHost',
+      {
+        id,
+        kind: 'host',
+        name: `n${i}`,
+        state: 'online',
+        rawState: 'online',
+        attributes: { node: `n${i}`, maxcpu: 64 },
+      },
+      { cluster_id: cluster },
+    );
     edge('MEMBER_OF', id, cluster);
   }
   for (let i = 0; i < guests; i++) {
     const id = guestId(i);
     const attributes = { vmid: 100 + i, tags: ['bench', `t${i % 13}`] };
-    add('RefGuest', { id, kind: 'vm', name: `vm${i}`, state: i % 7 === 0 ? 'stopped' : 'running', rawState: 'running', attributes }, { host_id: hostId(i % hosts), cluster_id: cluster });
+    add(
+      'RefGuest',
+      { id, kind: 'vm', name: `vm${i}`, state: i % 7 === 0 ? 'stopped' : 'running', rawState: 'running', attributes },
+      { host_id: hostId(i % hosts), cluster_id: cluster },
+    );
     edge('RUNS_ON', id, hostId(i % hosts));
     edge('DEPENDS_ON', id, cluster);
   }
   for (let i = 0; i < services; i++) {
     const id = serviceId(i);
     const [on, dep, host] = [guestId(i % guests), guestId((i * 7 + 1) % guests), hostId(i % hosts)];
-    add('RefService', { id, kind: 'service', name: `svc${i}`, state: 'up', rawState: 'active', attributes: { port: 8000 + (i % 1000) } }, { guest_id: on, dep_guest_id: dep, host_id: host });
+    add(
+      'RefService',
+      {
+        id,
+        kind: 'service',
+        name: `svc${i}`,
+        state: 'up',
+        rawState: 'active',
+        attributes: { port: 8000 + (i % 1000) },
+      },
+      { guest_id: on, dep_guest_id: dep, host_id: host },
+    );
     edge('RUNS_ON', id, on);
     edge('DEPENDS_ON', id, dep);
     edge('DEPENDS_ON', id, host);

@@ -13,6 +13,7 @@
  * NEO4J_URI to use an existing Neo4j instead of a throwaway embedded one.
  */
 import type { Driver } from 'neo4j-driver';
+import { DEFAULT_DRIVER_BOUNDS } from '../src/graph/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { LOAD_ORDER } from '../src/graph/inventory-write.js';
 import { upsertResources } from '../src/graph/resources.js';
@@ -52,7 +53,13 @@ async function wipeScope(driver: Driver, prefix: string): Promise<void> {
 /** aitia's loader on a whole shape; checks it created everything and skipped nothing. */
 async function loadAitia(driver: Driver, shape: Shape, tag: string): Promise<IngestReport> {
   const report = createReport('proxmox', 'proxmox:bench', tag);
-  await loadInventory(driver, shape.rows, shape.edges, { updateTag: tag, observedAt: isoNow(), batchSize: BATCH }, report);
+  await loadInventory(
+    driver,
+    shape.rows,
+    shape.edges,
+    { updateTag: tag, observedAt: isoNow(), batchSize: BATCH },
+    report,
+  );
   return report;
 }
 
@@ -64,8 +71,9 @@ async function loadPerRow(driver: Driver, shape: Shape): Promise<void> {
   for (const e of shape.edges) await upsertEdges(driver, [e], { updateTag: 'per-row' });
 }
 
-const neo = await benchNeo4j();
-const run = `bench-ingest-${Date.now()}`;
+const neo = await benchNeo4j({ ...DEFAULT_DRIVER_BOUNDS, stallMs: 60_000, probeMs: 15_000 });
+// A short scope name, as real ones are (proxmox:homelab/…): the same ids for both loaders.
+const run = `bi${(Date.now() % 1e8).toString(36)}`;
 let exitCode = 0;
 try {
   const shapeOf = (name: string, n = RESOURCES) => syntheticShape(`${run}-${name}`, n);
@@ -76,8 +84,8 @@ try {
   );
   await createReferenceConstraints(neo.driver);
 
-  // Warm the JVM, page cache and query plans of every statement, untimed.
-  const warm = shapeOf('warm', 2_000);
+  // Warm the JVM (its JIT needs more than a few batches), page cache and query plans, untimed.
+  const warm = shapeOf('warm', Math.min(RESOURCES, 10_000));
   await loadAitia(neo.driver, warm, 'warm');
   await loadReference(neo.driver, warm.reference, BATCH, 'warm');
   await loadPerRow(neo.driver, shapeOf('warm-row', 30));
@@ -96,8 +104,14 @@ try {
       const t = process.hrtime.bigint();
       const report = await loadAitia(neo.driver, shape, `bench-${k}`);
       aitiaS.push(seconds(t));
-      if (report.resources.created !== shape.rows.length || report.edges.created !== shape.edges.length || report.skipped.length > 0)
-        throw new Error(`aitia created ${report.resources.created} resources / ${report.edges.created} edges, skipped ${report.skipped.length}`);
+      if (
+        report.resources.created !== shape.rows.length ||
+        report.edges.created !== shape.edges.length ||
+        report.skipped.length > 0
+      )
+        throw new Error(
+          `aitia created ${report.resources.created} resources / ${report.edges.created} edges, skipped ${report.skipped.length}`,
+        );
       if (k === ROUNDS - 1) {
         // Idempotence: the same pass again creates nothing.
         const t2 = process.hrtime.bigint();
@@ -159,7 +173,10 @@ try {
     `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${rssMb()}`,
   );
 } catch (err) {
-  console.error(`bench:ingest failed: ${(err as Error).message}`);
+  const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+  console.error(
+    `bench:ingest failed: ${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`,
+  );
   exitCode = 1;
 } finally {
   try {

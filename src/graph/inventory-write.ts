@@ -35,22 +35,44 @@ export interface KindBatchResult {
 
 const cyphers = new Map<string, string>();
 
-/** The statement for `kind` with one CALL branch per edge type present. Labels and types come from closed lists. */
-function kindCypher(kind: Kind, types: readonly RelationshipType[]): string {
-  const key = `${kind} ${types.join(' ')}`;
+/** What a batch sends: rows, and which edge types it carries in the compact and the full form. */
+export interface PreparedBatch {
+  rows: Record<string, unknown>[];
+  plain: RelationshipType[];
+  full: RelationshipType[];
+  /** The (provenance, source) every compact edge of the batch has. */
+  provenance: string | null;
+  source: string | null;
+}
+
+function edgeBranch(t: RelationshipType, compact: boolean): string {
+  if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t)) throw new Error(`not a relationship type: ${t}`);
+  // Compact: a list of target ids sharing the batch's provenance and source, no rule/confidence/evidence.
+  const [list, to, prov, src, rule, conf, evidence] = compact
+    ? [`row.\`${t}\``, 'x', '$provenance', '$source', 'null', 'null', '']
+    : [
+        `row.\`${t}+\``,
+        'x.to',
+        'x.provenance',
+        'x.source',
+        'x.rule',
+        'x.confidence',
+        'coalesce(x.evidence, e.evidence)',
+      ];
+  return `
+      UNWIND ${list} AS x
+      MATCH (b:Resource {id: ${to}})
+      MERGE (r)-[e:${t} {provenance: ${prov}, source: ${src}}]->(b)
+      ON CREATE SET e.firstSeen = now
+      SET e.lastSeen = now, e.updateTag = $tag, e.rule = ${rule}, e.confidence = ${conf}${evidence ? `, e.evidence = ${evidence}` : ''}`;
+}
+
+/** The statement for `kind` with one CALL branch per edge type and form present. Labels and types come from closed lists. */
+function kindCypher(kind: Kind, plain: readonly RelationshipType[], full: readonly RelationshipType[]): string {
+  const key = `${kind} ${plain.join(' ')} / ${full.join(' ')}`;
   const cached = cyphers.get(key);
   if (cached) return cached;
-  for (const t of types) if (!(RELATIONSHIP_TYPES as readonly string[]).includes(t)) throw new Error(`not a type: ${t}`);
-  // Each branch: the row's edges of one type, its targets found by the unique id index.
-  const branches = types.map(
-    (t) => `
-      UNWIND row.\`${t}\` AS x
-      MATCH (b:Resource {id: x.to})
-      MERGE (r)-[e:${t} {provenance: x.provenance, source: x.source}]->(b)
-      ON CREATE SET e.firstSeen = now
-      SET e.lastSeen = now, e.updateTag = $tag, e.rule = x.rule, e.confidence = x.confidence,
-          e.evidence = coalesce(x.evidence, e.evidence)`,
-  );
+  const branches = [...plain.map((t) => edgeBranch(t, true)), ...full.map((t) => edgeBranch(t, false))];
   const edges = branches.length > 0 ? `CALL (now, r, row) {${branches.join('\n      UNION')}\n    }` : '';
   // datetime($now) once per statement, not once per row and property.
   const cypher = `
@@ -81,8 +103,13 @@ function kindCypher(kind: Kind, types: readonly RelationshipType[]): string {
 }
 
 /** Statement parameters for one batch: nulls left out (a missing key reads as null), edges grouped by type. */
-export function kindBatchParams(rows: readonly PassRow[]): { rows: Record<string, unknown>[]; types: RelationshipType[] } {
-  const types = new Set<RelationshipType>();
+export function kindBatchParams(rows: readonly PassRow[]): PreparedBatch {
+  const plain = new Set<RelationshipType>();
+  const full = new Set<RelationshipType>();
+  const first = rows.find((r) => r.edges.length > 0)?.edges[0];
+  const [provenance, source] = first ? [first.provenance, first.source] : [null, null];
+  const push = (p: Record<string, unknown>, key: string, v: unknown) =>
+    ((p[key] as unknown[] | undefined) ?? (p[key] = [])).push(v);
   const params = rows.map(({ resource: r, edges }) => {
     const p: Record<string, unknown> = { id: r.id, provider: r.provider, name: r.name, state: r.state };
     if (r.rawState != null) p.rawState = r.rawState;
@@ -91,16 +118,28 @@ export function kindBatchParams(rows: readonly PassRow[]): { rows: Record<string
     // Keys the provider reports are provider-owned: agents cannot overwrite them.
     p.attrKeys = r.provider === 'manual' ? [] : Object.keys(r.attributes ?? {});
     for (const e of edges) {
+      if (
+        e.provenance === provenance &&
+        e.source === source &&
+        e.rule == null &&
+        e.confidence == null &&
+        e.evidence == null
+      ) {
+        push(p, e.type, e.toId);
+        plain.add(e.type);
+        continue;
+      }
       const x: Record<string, unknown> = { to: e.toId, provenance: e.provenance, source: e.source };
       if (e.rule != null) x.rule = e.rule;
       if (e.confidence != null) x.confidence = e.confidence;
       if (e.evidence != null) x.evidence = e.evidence;
-      ((p[e.type] as unknown[] | undefined) ?? (p[e.type] = [])).push(x as never);
-      types.add(e.type);
+      push(p, `${e.type}+`, x);
+      full.add(e.type);
     }
     return p;
   });
-  return { rows: params, types: RELATIONSHIP_TYPES.filter((t) => types.has(t)) };
+  const present = (set: Set<RelationshipType>) => RELATIONSHIP_TYPES.filter((t) => set.has(t));
+  return { rows: params, plain: present(plain), full: present(full), provenance, source };
 }
 
 /** Writes one prepared batch of `kind`; creations are read from the statement's counters. */
@@ -108,11 +147,13 @@ export async function writeKindBatch(
   driver: Driver,
   kind: Kind,
   batch: readonly PassRow[],
-  prepared: { rows: Record<string, unknown>[]; types: RelationshipType[] },
+  prepared: PreparedBatch,
   stamp: { now: string; tag: string },
 ): Promise<KindBatchResult> {
-  const res = await driver.executeQuery(kindCypher(kind, prepared.types), {
+  const res = await driver.executeQuery(kindCypher(kind, prepared.plain, prepared.full), {
     rows: prepared.rows,
+    provenance: prepared.provenance,
+    source: prepared.source,
     kind,
     now: stamp.now,
     tag: stamp.tag,

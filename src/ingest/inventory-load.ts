@@ -59,7 +59,8 @@ async function planEdges(
   const deferred: EdgeInput[] = [];
   const outside = new Set<string>();
   for (const e of edges) {
-    if (!(RELATIONSHIP_TYPES as readonly string[]).includes(e.type)) throw new Error(`not a relationship type: ${e.type}`);
+    if (!(RELATIONSHIP_TYPES as readonly string[]).includes(e.type))
+      throw new Error(`not a relationship type: ${e.type}`);
     const from = passKinds.get(e.fromId);
     const to = passKinds.get(e.toId);
     if (from && (to === undefined || rank(to) < rank(from))) {
