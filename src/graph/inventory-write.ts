@@ -2,12 +2,11 @@ import type { Driver } from 'neo4j-driver';
 import {
   type EdgeInput,
   type Kind,
-  KIND_LABELS,
   RELATIONSHIP_TYPES,
   type RelationshipType,
   type ResourceInput,
 } from '../model/index.js';
-import { attributeProperties, type StateChange } from './resources.js';
+import { attributeProperties, observedResourceSet, type StateChange } from './resources.js';
 
 /**
  * One load pass's write statement per kind and batch, in the shape of Cartography's loader: the
@@ -82,18 +81,7 @@ function kindCypher(kind: Kind, plain: readonly RelationshipType[], full: readon
     ON CREATE SET r.kind = $kind, r.provider = row.provider, r.firstSeen = now
     WITH now, r, row, r.state AS previous
     WHERE r.kind = $kind
-    SET r:${KIND_LABELS[kind]}, r.name = row.name, r.state = row.state, r.rawState = row.rawState,
-        r.lastSeen = now, r.updateTag = $tag, r.missingSince = null,
-        r.lifecycle = CASE WHEN row.lifecycle IS NOT NULL THEN row.lifecycle
-                           WHEN r.lifecycle IS NULL THEN 'active'
-                           // Seen again: back to what it was before it went missing (deprecated stays deprecated).
-                           WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active')
-                           ELSE r.lifecycle END,
-        r.lifecycleBeforeMissing = null
-    // providerAttrKeys as upsertResources keeps them: this pass's keys and earlier ones still stored.
-    SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
-                              WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
-    SET r += row.attrs
+    ${observedResourceSet(kind, 'now')}
     WITH now, r, row, previous
     ${edges}
     // Only the rows whose state changed go back (what the correlator needs), not every row.
