@@ -84,8 +84,10 @@ try {
   );
   await createReferenceConstraints(neo.driver);
 
-  // Warm the JVM (its JIT needs more than a few batches), page cache and query plans, untimed.
-  const warm = shapeOf('warm', Math.min(RESOURCES, 10_000));
+  // Warm the JVM (its JIT needs more than a few batches), query plans, page cache and the store
+  // files, untimed, at full size: otherwise whichever loader goes first grows the files and the
+  // other reuses the freed records after the wipe.
+  const warm = shapeOf('warm');
   await loadAitia(neo.driver, warm, 'warm');
   await loadReference(neo.driver, warm.reference, BATCH, 'warm');
   await loadPerRow(neo.driver, shapeOf('warm-row', 30));
