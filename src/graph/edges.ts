@@ -69,14 +69,14 @@ export interface EdgeWriteResult {
   skipped: SkippedEdge[];
 }
 
-async function kindsOf(tx: Pick<ManagedTransaction, 'run'> | Driver, ids: string[]): Promise<Map<string, Kind>> {
+export async function kindsOf(tx: Pick<ManagedTransaction, 'run'> | Driver, ids: string[]): Promise<Map<string, Kind>> {
   const q = 'UNWIND $ids AS id MATCH (r:Resource {id: id}) RETURN r.id AS id, r.kind AS kind';
   const res = 'executeQuery' in tx ? await tx.executeQuery(q, { ids }) : await tx.run(q, { ids });
   return new Map(res.records.map((r) => [r.get('id') as string, r.get('kind') as Kind]));
 }
 
 /** Why an edge cannot be written given its endpoints' kinds, or null. */
-function refuseEdge(edge: EdgeInput, kinds: Map<string, Kind>): string | null {
+export function refuseEdge(edge: EdgeInput, kinds: Map<string, Kind>): string | null {
   if (edge.fromId === edge.toId) return `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`;
   const from = kinds.get(edge.fromId);
   const to = kinds.get(edge.toId);

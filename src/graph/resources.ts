@@ -104,11 +104,13 @@ export function validateResourceRows(rows: unknown[]): ResourceInput[] {
 }
 
 /** A resource's kind is fixed at creation; checked before any write so a clash changes nothing. */
-async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise<void> {
-  const { records } = await driver.executeQuery(
-    'UNWIND $rows AS row MATCH (r:Resource {id: row.id}) WHERE r.kind <> row.kind RETURN row.id AS id, r.kind AS stored, row.kind AS given LIMIT 1',
-    { rows: rows.map((r) => ({ id: r.id, kind: r.kind })) },
-    { routing: 'READ' },
+export async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise<void> {
+  // Ids grouped by kind: a list of strings per kind is far less to send than a map per row.
+  const groups = [...groupBy(rows, (r) => r.kind)].map(([kind, rs]) => ({ kind, ids: rs.map((r) => r.id) }));
+  const { records } = await readQuery(
+    driver,
+    'UNWIND $groups AS g UNWIND g.ids AS id MATCH (r:Resource {id: id}) WHERE r.kind <> g.kind RETURN id, r.kind AS stored, g.kind AS given LIMIT 1',
+    { groups },
   );
   const clash = records[0];
   if (clash) {
@@ -120,6 +122,28 @@ async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise
       },
     );
   }
+}
+
+/**
+ * What a provider's row writes on its resource (upsertResources and the load pass share it): the
+ * kind label, the row's fields, seen now, a missing mark lifted, lifecycle, provider attribute keys
+ * and attributes. `now` is a Cypher expression for the observation time.
+ */
+export function observedResourceSet(kind: Kind, now: string): string {
+  return `SET r:${KIND_LABELS[kind]}, r.name = row.name, r.state = row.state, r.rawState = row.rawState,
+        r.lastSeen = ${now}, r.updateTag = $tag, r.missingSince = null,
+        r.lifecycle = CASE WHEN row.lifecycle IS NOT NULL THEN row.lifecycle
+                           WHEN r.lifecycle IS NULL THEN 'active'
+                           // Seen again: back to what it was before it went missing (deprecated stays deprecated).
+                           WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active')
+                           ELSE r.lifecycle END,
+        r.lifecycleBeforeMissing = null
+    // providerAttrKeys: every key whose stored value a provider wrote (this pass's, and earlier
+    // ones still stored: a partial read leaves them as they were). Readers that take a fact as
+    // authority (the gate's preflight, the identity resolver) read only these.
+    SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
+                              WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
+    SET r += row.attrs`;
 }
 
 /**
@@ -143,20 +167,7 @@ export async function upsertResources(
       ON CREATE SET r.kind = row.kind, r.provider = row.provider, r.firstSeen = datetime($now), r.created = true
       WITH r, row, r.state AS previous, coalesce(r.created, false) AS created
       WHERE r.kind = row.kind
-      SET r:${KIND_LABELS[kind]}, r.name = row.name, r.state = row.state, r.rawState = row.rawState,
-          r.lastSeen = datetime($now), r.updateTag = $tag, r.missingSince = null,
-          r.lifecycle = CASE WHEN row.lifecycle IS NOT NULL THEN row.lifecycle
-                             WHEN r.lifecycle IS NULL THEN 'active'
-                             // Seen again: back to what it was before it went missing (deprecated stays deprecated).
-                             WHEN r.lifecycle = 'missing' THEN coalesce(r.lifecycleBeforeMissing, 'active')
-                             ELSE r.lifecycle END,
-          r.lifecycleBeforeMissing = null
-      // providerAttrKeys: every key whose stored value a provider wrote (this pass's, and earlier
-      // ones still stored: a partial read leaves them as they were). Readers that take a fact as
-      // authority (the gate's preflight, the identity resolver) read only these.
-      SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
-                                WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
-      SET r += row.attrs
+      ${observedResourceSet(kind, 'datetime($now)')}
       REMOVE r.created
       RETURN row.id AS id, previous, row.state AS state, created`;
     await inBatches(kindRows, options.batchSize ?? 1000, async (batch) => {

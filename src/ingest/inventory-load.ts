@@ -1,12 +1,22 @@
 import type { Driver } from 'neo4j-driver';
+import { kindsOf, refuseEdge, upsertEdges } from '../graph/edges.js';
+import { kindBatchParams, LOAD_ORDER, type PassRow, writeKindBatch } from '../graph/inventory-write.js';
 import {
   clearAttributes,
   markUnseenResourcesMissing,
   refreshEdgeStaleness,
-  upsertResources,
+  refuseKindChanges,
 } from '../graph/resources.js';
-import { upsertEdges } from '../graph/edges.js';
-import type { EdgeInput, Kind, ResourceInput } from '../model/index.js';
+import {
+  badInput,
+  checkResourceInput,
+  describeZodIssues,
+  type EdgeInput,
+  groupBy,
+  type Kind,
+  RELATIONSHIP_TYPES,
+  type ResourceInput,
+} from '../model/index.js';
 import type { IngestReport } from './report.js';
 
 /** A validated resource row and the attribute keys its source owns but no longer reports. */
@@ -23,15 +33,58 @@ export interface LoadOptions {
   batchSize?: number;
 }
 
-/** Calls `fn` on slices of `rows`, so a very large inventory never sits in one call. */
-async function inSlices<T>(rows: T[], size: number, fn: (slice: T[]) => Promise<void>): Promise<void> {
-  for (let i = 0; i < rows.length; i += size) await fn(rows.slice(i, i + size));
+/** Validates every row before anything is written: the fast check, and zod's message for a bad row. */
+function validated(rows: readonly InventoryRow[]): ResourceInput[] {
+  return rows.map((r, i) => {
+    const checked = checkResourceInput(r.resource);
+    if (!checked.ok) throw badInput(`resources[${i}]`, describeZodIssues(checked.issues));
+    return checked.data;
+  });
 }
 
 /**
- * Loads rows then edges, batched with UNWIND and idempotent MERGE, each stamped with the sync's
- * update tag. Edges with a missing endpoint or a refused kind pair are skipped into the report.
- * Counts, state changes and skips are added to `report`.
+ * Which edges ride in their source's statement: the source is in this pass and the target comes
+ * earlier in LOAD_ORDER (or already exists outside the pass). Their endpoint kinds are checked in
+ * memory from the pass's own rows; only targets outside the pass are read. The rest (a source
+ * outside the pass, a target written later) go through upsertEdges after the resources.
+ */
+async function planEdges(
+  driver: Driver,
+  passKinds: Map<string, Kind>,
+  edges: readonly EdgeInput[],
+  skip: (e: EdgeInput, reason: string) => void,
+): Promise<{ inline: Map<string, EdgeInput[]>; deferred: EdgeInput[] }> {
+  const rank = (k: Kind) => LOAD_ORDER.indexOf(k);
+  const candidates: EdgeInput[] = [];
+  const deferred: EdgeInput[] = [];
+  const outside = new Set<string>();
+  for (const e of edges) {
+    if (!(RELATIONSHIP_TYPES as readonly string[]).includes(e.type))
+      throw new Error(`not a relationship type: ${e.type}`);
+    const from = passKinds.get(e.fromId);
+    const to = passKinds.get(e.toId);
+    if (from && (to === undefined || rank(to) < rank(from))) {
+      candidates.push(e);
+      if (to === undefined) outside.add(e.toId);
+    } else deferred.push(e);
+  }
+  const kinds = outside.size > 0 ? await kindsOf(driver, [...outside]) : new Map<string, Kind>();
+  for (const [id, k] of passKinds) kinds.set(id, k);
+  const inline = new Map<string, EdgeInput[]>();
+  for (const e of candidates) {
+    const reason = refuseEdge(e, kinds);
+    if (reason) skip(e, reason);
+    else (inline.get(e.fromId) ?? inline.set(e.fromId, []).get(e.fromId)!).push(e);
+  }
+  return { inline, deferred };
+}
+
+/**
+ * Loads a pass: one statement per kind and batch (parents first) that merges the resources and
+ * their outgoing edges together, stamped with the sync's update tag; then attributes the source
+ * stopped reporting, then the few edges that could not ride along. Rows are validated and kind
+ * changes refused before anything is written; edges with a missing endpoint or a refused kind pair
+ * are skipped into the report. Counts, state changes and skips are added to `report`.
  */
 export async function loadInventory(
   driver: Driver,
@@ -40,33 +93,56 @@ export async function loadInventory(
   options: LoadOptions,
   report: IngestReport,
 ): Promise<void> {
-  const batchSize = options.batchSize ?? 1000;
-  const write = { updateTag: options.updateTag, observedAt: options.observedAt, batchSize };
-  // Slices of a few batches: upsertResources/upsertEdges group a call's rows by kind or type in
-  // memory (copying as they go) before batching, so one huge call costs more than several small ones.
-  const slice = Math.max(batchSize * 5, 1000);
-  await inSlices(rows, slice, async (part) => {
-    const res = await upsertResources(
-      driver,
-      part.map((r) => r.resource),
-      write,
-    );
-    report.resources.written += res.written;
-    report.resources.created += res.created;
-    report.stateChanges.push(...res.changes);
-  });
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
+  const resources = validated(rows);
+  for (let i = 0; i < resources.length; i += 20_000) await refuseKindChanges(driver, resources.slice(i, i + 20_000));
+  const passKinds = new Map<string, Kind>();
+  for (const r of resources) if (!passKinds.has(r.id)) passKinds.set(r.id, r.kind);
+  const skip = (e: EdgeInput, reason: string) =>
+    report.skipped.push({ what: 'edge', id: `${e.type} ${e.fromId} -> ${e.toId}`, reason });
+  const { inline, deferred } = await planEdges(driver, passKinds, edges, skip);
+
+  const byKind = groupBy(resources, (r) => r.kind);
+  const jobs: Array<{ kind: Kind; batch: PassRow[] }> = [];
+  for (const kind of LOAD_ORDER) {
+    const pass = (byKind.get(kind) ?? []).map((resource) => {
+      const own = inline.get(resource.id) ?? [];
+      inline.delete(resource.id); // a repeated id carries its edges once
+      return { resource, edges: own };
+    });
+    for (let i = 0; i < pass.length; i += batchSize) jobs.push({ kind, batch: pass.slice(i, i + batchSize) });
+  }
+  // Pipelined: batch k+1's parameters are built while batch k is in Neo4j.
+  const stamp = { now: options.observedAt, tag: options.updateTag };
+  let pending: Promise<void> | null = null;
+  for (const { kind, batch } of jobs) {
+    const prepared = kindBatchParams(batch);
+    if (pending) await pending;
+    pending = writeKindBatch(driver, kind, batch, prepared, stamp).then((res) => {
+      report.resources.written += res.written;
+      report.resources.created += res.created;
+      report.stateChanges.push(...res.changes);
+      report.edges.written += res.edgesWritten;
+      report.edges.created += res.edgesCreated;
+    });
+  }
+  if (pending) await pending;
+
   await clearAttributes(
     driver,
     rows.map((r) => ({ id: r.resource.id, keys: r.clear })),
     { batchSize },
   );
-  await inSlices(edges, slice, async (part) => {
-    const res = await upsertEdges(driver, part, write);
+  for (let i = 0; i < deferred.length; i += batchSize * 5) {
+    const res = await upsertEdges(driver, deferred.slice(i, i + batchSize * 5), {
+      updateTag: options.updateTag,
+      observedAt: options.observedAt,
+      batchSize,
+    });
     report.edges.written += res.written;
     report.edges.created += res.created;
-    for (const s of res.skipped)
-      report.skipped.push({ what: 'edge', id: `${s.edge.type} ${s.edge.fromId} -> ${s.edge.toId}`, reason: s.reason });
-  });
+    for (const s of res.skipped) skip(s.edge, s.reason);
+  }
 }
 
 /**

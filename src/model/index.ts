@@ -21,3 +21,4 @@ export * from './feed.js';
 export * from './declared.js';
 export * from './approvals.js';
 export * from './timestamps.js';
+export * from './resource-fast-check.js';
