@@ -13,6 +13,7 @@ import {
   type RelationshipType,
   RelationshipTypeSchema,
 } from '../model/index.js';
+import { type AuditInput, writeWithAudit } from './audit.js';
 import { inBatches, isoNow, toPlain } from './statements.js';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 
@@ -140,17 +141,13 @@ function edgeParams(e: EdgeInput) {
 export async function createRelationship(
   driver: Driver,
   edge: EdgeInput,
+  audit?: () => AuditInput,
 ): Promise<{ relationship: EdgeRecord; created: boolean }> {
   const type = RelationshipTypeSchema.safeParse(edge.type);
   if (!type.success) throw badInput('type', `must be one of ${RELATIONSHIP_TYPES.join(', ')}`);
   if (edge.fromId === edge.toId)
     throw badInput('target', `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`);
-  const session = driver.session();
-  try {
-    return await session.executeWrite((tx) => mergeEdgeTx(tx, edge, isoNow()));
-  } finally {
-    await session.close();
-  }
+  return writeWithAudit(driver, (tx) => mergeEdgeTx(tx, edge, isoNow()), audit);
 }
 
 /** One validated edge, merged inside the caller's transaction (both endpoints must exist, the pair be allowed). */
@@ -211,12 +208,13 @@ export async function relationsOfMany(
 export async function removeRelationship(
   driver: Driver,
   ref: { fromId: string; toId: string; type: RelationshipType; source?: string | null },
+  audit?: () => AuditInput,
 ): Promise<{ removed: number }> {
   const type = RelationshipTypeSchema.safeParse(ref.type);
   if (!type.success) throw badInput('type', `must be one of ${RELATIONSHIP_TYPES.join(', ')}`);
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
+  return writeWithAudit(
+    driver,
+    async (tx) => {
       const found = await tx.run(
         `MATCH (a:Resource {id: $from})-[e:${type.data}]->(b:Resource {id: $to})
          WHERE $source IS NULL OR e.source = $source
@@ -238,10 +236,9 @@ export async function removeRelationship(
         { from: ref.fromId, to: ref.toId, source: ref.source ?? null },
       );
       return { removed: Number(del.records[0]?.get('n') ?? 0) };
-    });
-  } finally {
-    await session.close();
-  }
+    },
+    audit,
+  );
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   slugOf,
   type EdgeRecord,
 } from '../model/index.js';
+import { type AuditInput, writeWithAudit } from './audit.js';
 import { resolveConditionsTx } from './conditions.js';
 import { mergeEdgeTx } from './edges.js';
 import { inBatches, int, isoNow, readQuery, toPlain } from './statements.js';
@@ -302,6 +303,7 @@ export async function updateAttributes(
   driver: Driver,
   id: string,
   input: unknown,
+  audit?: () => AuditInput,
 ): Promise<{ resource: ResourceRecord; ignored: AttributePlan['ignored']; message: string }> {
   const current = await getResourceById(driver, id);
   if (!current) throw notFound('id', `resource ${id}`);
@@ -311,9 +313,10 @@ export async function updateAttributes(
   const props = Object.fromEntries(Object.entries(plan.set).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]));
   let resource = current;
   if (Object.keys(props).length > 0) {
-    const { records } = await driver.executeQuery(
-      'MATCH (r:Resource {id: $id}) SET r += $props RETURN properties(r) AS p',
-      { id, props },
+    const { records } = await writeWithAudit(
+      driver,
+      (tx) => tx.run('MATCH (r:Resource {id: $id}) SET r += $props RETURN properties(r) AS p', { id, props }),
+      audit,
     );
     resource = resourceFromProperties(records[0]!.get('p'));
   }
@@ -373,14 +376,21 @@ export async function setResourceLifecycle(
   driver: Driver,
   id: string,
   change: LifecycleChange,
+  audit?: () => AuditInput,
 ): Promise<{ resource: ResourceRecord; previous: Lifecycle } | null> {
-  const { records } = await driver.executeQuery(
-    `MATCH (r:Resource {id: $id})
+  // The audit line is written with the change, and only when there was a resource to change.
+  const { records } = await writeWithAudit(
+    driver,
+    (tx) =>
+      tx.run(
+        `MATCH (r:Resource {id: $id})
      WITH r, coalesce(r.lifecycle, 'active') AS previous
      FOREACH (_ IN CASE WHEN previous <> $lifecycle THEN [1] ELSE [] END |
        SET r.lifecycle = $lifecycle, r.lifecycleReason = $reason, r.lifecycleSetBy = $by, r.lifecycleSetAt = datetime($at))
      RETURN previous, properties(r) AS p`,
-    { id, lifecycle: change.lifecycle, reason: change.reason, by: change.by, at: change.at ?? isoNow() },
+        { id, lifecycle: change.lifecycle, reason: change.reason, by: change.by, at: change.at ?? isoNow() },
+      ),
+    (res) => (res.records.length > 0 ? (audit?.() ?? null) : null),
   );
   const record = records[0];
   if (!record) return null;
@@ -624,11 +634,12 @@ export async function declareManualResource(
   driver: Driver,
   id: string,
   input: DeclaredResourceInput,
+  audit?: () => AuditInput,
 ): Promise<{ resource: ResourceRecord; created: boolean; relationship: EdgeRecord | null }> {
   const label = KIND_LABELS[input.kind];
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
+  return writeWithAudit(
+    driver,
+    async (tx) => {
       const res = await tx.run(
         `MERGE (r:Resource {id: $id})
          ON CREATE SET r:${label}, r.isNew = true, r.kind = $kind, r.provider = 'manual', r.name = $name,
@@ -668,10 +679,9 @@ export async function declareManualResource(
         created: Boolean(rec.get('created')),
         relationship: edge?.relationship ?? null,
       };
-    });
-  } finally {
-    await session.close();
-  }
+    },
+    audit,
+  );
 }
 
 /** What removing a declared resource did. */
@@ -692,10 +702,11 @@ export async function removeDeclaredResource(
   driver: Driver,
   id: string,
   removal: { by: string; at: string },
+  audit?: () => AuditInput,
 ): Promise<{ removed: DeclaredRemoval } | { checks: string[] } | null> {
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
+  return writeWithAudit(
+    driver,
+    async (tx): Promise<{ removed: DeclaredRemoval } | { checks: string[] } | null> => {
       const found = await tx.run(
         `MATCH (r:Resource {id: $id}) WHERE r.provider = 'manual'
          SET r.removing = true REMOVE r.removing
@@ -722,8 +733,8 @@ export async function removeDeclaredResource(
         { id },
       );
       return { removed: { edges: Number(gone.records[0]?.get('edges') ?? 0), resolvedConditions: resolved.length } };
-    });
-  } finally {
-    await session.close();
-  }
+    },
+    // Only a removal is an effect to audit with; the refusals are audited by the caller.
+    (result) => (result && 'removed' in result ? (audit?.() ?? null) : null),
+  );
 }

@@ -64,7 +64,7 @@ export function declareResource(
     principal,
     'declareResource',
     () => targetIds,
-    async () => {
+    async (ok) => {
       assertCan(principal, 'resource:declare');
       const { kind } = input;
       if (!isDeclarableKind(kind)) {
@@ -94,15 +94,20 @@ export function declareResource(
       const existing = await repo.findDeclaredResource(deps.driver, { kind, name, runsOnId: runsOn?.id ?? null });
       const id = existing?.id ?? declaredResourceId(kind, name, runsOn?.id ?? null);
       targetIds = runsOn ? [id, runsOn.id] : [id];
-      const written = await repo.declareManualResource(deps.driver, id, {
-        kind,
-        name,
-        runsOnId: runsOn?.id ?? null,
-        attributes,
-        declaredBy: principal.name,
-        evidence,
-        at: nowOf(deps),
-      });
+      const written = await repo.declareManualResource(
+        deps.driver,
+        id,
+        {
+          kind,
+          name,
+          runsOnId: runsOn?.id ?? null,
+          attributes,
+          declaredBy: principal.name,
+          evidence,
+          at: nowOf(deps),
+        },
+        () => ok.entry(),
+      );
       return { ...written, ignored: planned.plan.ignored };
     },
     undefined,
@@ -125,7 +130,7 @@ export function removeDeclaredResource(
     principal,
     'removeDeclaredResource',
     [input.id],
-    async () => {
+    async (ok) => {
       assertCan(principal, 'resource:remove-declared');
       const target = await resolveInputRef(deps, input.id, 'id');
       if (target.provider !== 'manual') {
@@ -134,10 +139,12 @@ export function removeDeclaredResource(
           `${target.id} is reported by ${target.provider}, not declared: only declared (manual:) resources can be removed; use setLifecycle for provider resources`,
         );
       }
-      const outcome = await repo.removeDeclaredResource(deps.driver, target.id, {
-        by: principal.name,
-        at: nowOf(deps),
-      });
+      const outcome = await repo.removeDeclaredResource(
+        deps.driver,
+        target.id,
+        { by: principal.name, at: nowOf(deps) },
+        () => ok.entry(),
+      );
       if (!outcome) throw badInput('id', `no resource ${input.id}`);
       if ('checks' in outcome) {
         throw badInput(

@@ -163,7 +163,7 @@ export function createRelationship(
     principal,
     'createRelationship',
     [input.source, input.target],
-    async () => {
+    async (ok) => {
       assertCan(principal, 'relationship:declare');
       const evidence = evidenceProblem(input.evidence);
       if (evidence) throw badInput('input.evidence', evidence);
@@ -186,14 +186,18 @@ export function createRelationship(
       );
       if (authority) throw badInput(authority.field, authority.reason);
       return inInput(() =>
-        edges.createRelationship(deps.driver, {
-          type: input.type,
-          fromId: source.id,
-          toId: target.id,
-          provenance: 'declared',
-          source: principal.name,
-          evidence: input.evidence ?? null,
-        }),
+        edges.createRelationship(
+          deps.driver,
+          {
+            type: input.type,
+            fromId: source.id,
+            toId: target.id,
+            provenance: 'declared',
+            source: principal.name,
+            evidence: input.evidence ?? null,
+          },
+          () => ok.entry(),
+        ),
       );
     },
     undefined,
@@ -212,16 +216,20 @@ export function removeRelationship(
     principal,
     'removeRelationship',
     [input.source, input.target],
-    async () => {
+    async (ok) => {
       assertCan(principal, 'relationship:remove');
       const source = await resolveInputRef(deps, input.source, 'input.source');
       const target = await resolveInputRef(deps, input.target, 'input.target');
-      return edges.removeRelationship(deps.driver, {
-        type: input.type,
-        fromId: source.id,
-        toId: target.id,
-        source: input.assertedBy ?? null,
-      });
+      return edges.removeRelationship(
+        deps.driver,
+        {
+          type: input.type,
+          fromId: source.id,
+          toId: target.id,
+          source: input.assertedBy ?? null,
+        },
+        () => ok.entry(),
+      );
     },
     undefined,
     { args: input },

@@ -96,9 +96,9 @@ export function updateEntityAttributes(
     principal,
     'updateEntityAttributes',
     [input.id],
-    async () => {
+    async (ok) => {
       assertCan(principal, 'attribute:update');
-      return repo.updateAttributes(deps.driver, input.id, input.attributes);
+      return repo.updateAttributes(deps.driver, input.id, input.attributes, () => ok.entry());
     },
     undefined,
     { args: input },
@@ -126,7 +126,7 @@ export function setLifecycle(
     principal,
     'setLifecycle',
     [input.id],
-    async () => {
+    async (ok) => {
       assertCan(principal, 'resource:lifecycle');
       const current = await resolveInputRef(deps, input.id, 'id');
       const plan = planLifecycleChange({
@@ -137,11 +137,12 @@ export function setLifecycle(
       });
       if (!plan.ok) throw badInput(plan.field, plan.reason);
       if (!plan.changed) return { resource: current, previous: current.lifecycle, changed: false };
-      const written = await repo.setResourceLifecycle(deps.driver, current.id, {
-        lifecycle: plan.lifecycle,
-        reason: plan.reason,
-        by: principal.name,
-      });
+      const written = await repo.setResourceLifecycle(
+        deps.driver,
+        current.id,
+        { lifecycle: plan.lifecycle, reason: plan.reason, by: principal.name },
+        () => ok.entry(),
+      );
       // Gone between the read and the write: the same answer an unknown id gets.
       if (!written) throw badInput('id', `no resource ${input.id}`);
       return { resource: written.resource, previous: written.previous, changed: written.previous !== plan.lifecycle };

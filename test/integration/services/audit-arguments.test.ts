@@ -216,6 +216,55 @@ describe('an effect and its audit line commit together', () => {
       );
   });
 
+  it('the audit line cannot be written: resources, relationships and lifecycles are left as they were', async () => {
+    const down = { ...deps, ...serviceDeps(withAuditDown(driver), deps.policy) };
+    const agent = principalOf(scope, 'agent');
+    const operator = principalOf(scope, 'operator');
+    const name = `rollback-${scope}`;
+    // Its own VM: the other tests deprecate theirs.
+    const vm = `proxmox:${scope}/qemu/203`;
+    await upsertResources(driver, [
+      { id: vm, kind: 'vm', provider: 'proxmox', name: `app-${scope}`, state: 'running', lifecycle: 'active' },
+    ]);
+    const declare = { kind: 'service', name, runsOn: vm, evidence: 'systemd unit' };
+    await expect(declareResource(down, agent, declare)).rejects.toThrow('audit store down');
+    const declaredCount = await driver.executeQuery('MATCH (r:Resource {name: $name}) RETURN count(r) AS n', { name });
+    expect(declaredCount.records[0]!.get('n').toNumber()).toBe(0);
+
+    // Something to relate, remove and relabel, written with the audit store up.
+    const { resource } = await declareResource(deps, agent, declare);
+    const edgesBetween = async () =>
+      (
+        await driver.executeQuery(
+          'MATCH (:Resource {id: $a})-[e:DEPENDS_ON]->(:Resource {id: $b}) RETURN count(e) AS n',
+          {
+            a: resource.id,
+            b: vm,
+          },
+        )
+      ).records[0]!.get('n').toNumber() as number;
+    const relate = { source: resource.id, target: vm, type: 'DEPENDS_ON' as const };
+    await expect(createRelationship(down, agent, relate)).rejects.toThrow('audit store down');
+    expect(await edgesBetween()).toBe(0);
+    await createRelationship(deps, agent, relate);
+    await expect(removeRelationship(down, operator, relate)).rejects.toThrow('audit store down');
+    expect(await edgesBetween()).toBe(1);
+
+    await expect(updateEntityAttributes(down, agent, { id: vm, attributes: { rack: 'r9' } })).rejects.toThrow(
+      'audit store down',
+    );
+    await expect(setLifecycle(down, operator, { id: vm, lifecycle: 'deprecated', reason: 'x' })).rejects.toThrow(
+      'audit store down',
+    );
+    await expect(removeDeclaredResource(down, operator, { id: resource.id })).rejects.toThrow('audit store down');
+    const after = await driver.executeQuery(
+      `MATCH (w:Resource {id: $web}) OPTIONAL MATCH (d:Resource {id: $declared})
+       RETURN w.\`attr.rack\` AS rack, w.lifecycle AS lifecycle, d IS NOT NULL AS declaredStays`,
+      { web: vm, declared: resource.id },
+    );
+    expect(after.records[0]!.toObject()).toEqual({ rack: null, lifecycle: 'active', declaredStays: true });
+  });
+
   it('a failing effect leaves no ok entry: the run is audited as error, nothing written', async () => {
     const broken = {
       ...deps,
