@@ -13,6 +13,8 @@ import { badInput } from '../model/index.js';
  */
 export function toPlain(value: unknown): unknown {
   if (value === null || value === undefined) return null;
+  // Strings, numbers and booleans come through as they are (most values: no type probes).
+  if (typeof value !== 'object') return value;
   if (neo4j.isInt(value)) return (value as { toNumber(): number }).toNumber();
   if (neo4j.isDateTime(value)) return isoUtcOf(value as Neo4jDateTime);
   if (Array.isArray(value)) return value.map(toPlain);

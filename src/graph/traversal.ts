@@ -68,7 +68,8 @@ export interface TraverseView {
 
 export const FULL_VIEW: TraverseView = { resources: 'full', path: true };
 
-const IDENTITY = 'n {.id, .kind, .name, .provider}';
+// A list, not a map: the driver decodes no keys (a walk may reach thousands of resources).
+const IDENTITY = '[n.id, n.kind, n.name, n.provider]';
 const PATH = `[i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,
               name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}]`;
 
@@ -103,7 +104,7 @@ export async function traverseFrom(
   // Nearest first, then by kind, name and id: sorted here, where it costs Neo4j nothing.
   const reached = (row.get('reached') as unknown[][])
     .map(([n, depth, path]) => ({
-      resource: resourceFromProperties(n),
+      resource: resourceFromProperties(view.resources === 'full' ? n : identityOf(n as string[])),
       depth: toPlain(depth) as number,
       path: toPlain(path) as PathStep[],
     }))
@@ -130,4 +131,8 @@ export async function traverse(
 /** String order as Cypher's ORDER BY has it (UTF-16 units vs code points differ only past U+E000). */
 function byText(a: string, b: string): number {
   return a === b ? 0 : a < b ? -1 : 1;
+}
+
+function identityOf([id, kind, name, provider]: string[]): Record<string, string | undefined> {
+  return { id, kind, name, provider };
 }
