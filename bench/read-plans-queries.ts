@@ -43,7 +43,7 @@ const missingState = (scope: string): Read => ({
   before: `MATCH (r:Resource) WHERE r.updateTag = $tag AND r.state = $state
        AND NOT EXISTS { MATCH (c:Condition {resourceId: r.id, type: $type, status: 'open'}) }
      RETURN r.id AS id ORDER BY id`,
-  after: `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix AND r.updateTag = $tag AND r.state = $state
+  after: `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix AND r.state = $state AND r.updateTag = $tag
        AND NOT EXISTS { MATCH (c:Condition {resourceId: r.id, type: $type, status: 'open'}) }
      RETURN r.id AS id ORDER BY id`,
   params: { tag: `plans-${scope}`, prefix: `${scope}/`, state: 'paused_io_error', type: 'paused_io_error' },

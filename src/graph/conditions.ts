@@ -304,7 +304,7 @@ export async function resourcesMissingStateCondition(
 ): Promise<string[]> {
   const prefix = query.scope.endsWith('/') ? query.scope : `${query.scope}/`;
   const { records } = await driver.executeQuery(
-    `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix AND r.updateTag = $tag AND r.state = $state
+    `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix AND r.state = $state AND r.updateTag = $tag
        AND NOT EXISTS { MATCH (c:Condition {resourceId: r.id, type: $type, status: 'open'}) }
      RETURN r.id AS id ORDER BY id`,
     { prefix, tag: query.updateTag, state: query.state, type: checkType(query.type) },
