@@ -294,17 +294,20 @@ export async function searchConditions(
 
 /**
  * Resources a pass saw (its update tag) in `state` with no open condition of `type`: a resource
- * first seen already paused on an I/O error has no transition, but its condition is real.
+ * first seen already paused on an I/O error has no transition, but its condition is real. A pass
+ * writes only under its scope's id prefix, so a range seek on the unique id finds its resources:
+ * no index on `updateTag`, whose every entry each pass would rewrite.
  */
 export async function resourcesMissingStateCondition(
   driver: Driver,
-  query: { updateTag: string; state: string; type: ConditionType },
+  query: { scope: string; updateTag: string; state: string; type: ConditionType },
 ): Promise<string[]> {
+  const prefix = query.scope.endsWith('/') ? query.scope : `${query.scope}/`;
   const { records } = await driver.executeQuery(
-    `MATCH (r:Resource) WHERE r.updateTag = $tag AND r.state = $state
+    `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix AND r.state = $state AND r.updateTag = $tag
        AND NOT EXISTS { MATCH (c:Condition {resourceId: r.id, type: $type, status: 'open'}) }
      RETURN r.id AS id ORDER BY id`,
-    { tag: query.updateTag, state: query.state, type: checkType(query.type) },
+    { prefix, tag: query.updateTag, state: query.state, type: checkType(query.type) },
     { routing: 'READ' },
   );
   return records.map((r) => r.get('id') as string);

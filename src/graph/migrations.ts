@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 
-/** One versioned schema step. Every statement is idempotent (`IF NOT EXISTS`), so reruns are safe. */
+/** One versioned schema step. Every statement is idempotent (`IF [NOT] EXISTS`), so reruns are safe. */
 export interface Migration {
   version: number;
   name: string;
@@ -99,6 +99,18 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE',
       // What fenced writes lock and check, apart from the lease so renewals never wait behind them.
       'CREATE CONSTRAINT lease_fence_name IF NOT EXISTS FOR (f:LeaseFence) REQUIRE f.name IS UNIQUE',
+    ],
+  },
+  {
+    version: 10,
+    name: 'no property indexes a load pass must maintain for reads that do without them',
+    statements: [
+      // Every resource write paid for these (updateTag's on every row of every pass). Kind filters
+      // match the kind's label (token lookup index); provider has 3 values, too few to seek on; the
+      // first-sighting read finds a pass's resources by its scope's id prefix (bench/read-plans.ts).
+      'DROP INDEX resource_kind IF EXISTS',
+      'DROP INDEX resource_provider IF EXISTS',
+      'DROP INDEX resource_update_tag IF EXISTS',
     ],
   },
 ];

@@ -6,6 +6,8 @@ import {
   HEALTHS,
   isStateOf,
   type Kind,
+  kindLabel,
+  KINDS,
   type Lifecycle,
   type Provider,
   type ResourceRecord,
@@ -30,6 +32,8 @@ export interface ResourceFilter {
 
 /** Checks a filter and turns it into query parameters; bad values name their field. */
 function filterParams(filter: ResourceFilter) {
+  if (filter.kind != null && !(KINDS as readonly string[]).includes(filter.kind))
+    throw badInput('filter.kind', `"${filter.kind}" is not a kind (${KINDS.join(', ')})`);
   if (filter.state != null) {
     if (filter.kind == null) {
       const anyKind = (Object.keys(STATES) as Kind[]).some((k) => isStateOf(k, filter.state!));
@@ -54,7 +58,6 @@ function filterParams(filter: ResourceFilter) {
     attrValue = v;
   }
   return {
-    kind: filter.kind ?? null,
     state: filter.state ?? null,
     provider: filter.provider ?? null,
     nameContains: filter.nameContains ? filter.nameContains.toLowerCase() : null,
@@ -65,9 +68,17 @@ function filterParams(filter: ResourceFilter) {
   };
 }
 
+/** `r` is of `kind` (or any): its label, so the token lookup index serves the filter, not a property index. */
+function kindIs(kind: Kind | null | undefined): string | null {
+  if (kind == null) return null;
+  if (!(KINDS as readonly string[]).includes(kind))
+    throw badInput('kind', `"${kind}" is not a kind (${KINDS.join(', ')})`);
+  return `r:${kindLabel(kind)}`;
+}
+const resourcesOf = (kind: Kind | null | undefined) => (kind ? `(${kindIs(kind)}&Resource)` : '(r:Resource)');
+
 const WHERE = `
-  ($kind IS NULL OR r.kind = $kind)
-  AND ($state IS NULL OR r.state = $state)
+  ($state IS NULL OR r.state = $state)
   AND ($provider IS NULL OR r.provider = $provider)
   AND ($lifecycle IS NULL OR r.lifecycle = $lifecycle)
   AND ($nameContains IS NULL OR toLower(r.name) CONTAINS $nameContains)
@@ -86,12 +97,14 @@ export async function listResources(
   const params = filterParams(filter);
   const [rows, count] = await Promise.all([
     driver.executeQuery(
-      `MATCH (r:Resource) WHERE ${WHERE} AND ($after IS NULL OR r.id > $after)
+      `MATCH ${resourcesOf(filter.kind)} WHERE ${WHERE} AND ($after IS NULL OR r.id > $after)
        RETURN properties(r) AS p ORDER BY r.id LIMIT $limit`,
       { ...params, after: page.afterId ?? null, limit: int(page.first + 1) },
       { routing: 'READ' },
     ),
-    driver.executeQuery(`MATCH (r:Resource) WHERE ${WHERE} RETURN count(r) AS n`, params, { routing: 'READ' }),
+    driver.executeQuery(`MATCH ${resourcesOf(filter.kind)} WHERE ${WHERE} RETURN count(r) AS n`, params, {
+      routing: 'READ',
+    }),
   ]);
   const all = rows.records.map((r) => resourceFromProperties(r.get('p')));
   return {
@@ -112,8 +125,9 @@ export async function findResourceIdsByAttribute(
   if (!AttributeKeySchema.safeParse(query.key).success)
     throw new Error(`not an attribute key: ${JSON.stringify(query.key)}`);
   const { records } = await driver.executeQuery(
-    'MATCH (r:Resource) WHERE r.provider = $provider AND r.kind = $kind AND r[$prop] = $value RETURN r.id AS id ORDER BY r.lastSeen DESC, r.id',
-    { provider: query.provider, kind: query.kind, prop: ATTRIBUTE_PREFIX + query.key, value: query.value },
+    `MATCH ${resourcesOf(query.kind)} WHERE r.provider = $provider AND r[$prop] = $value
+     RETURN r.id AS id ORDER BY r.lastSeen DESC, r.id`,
+    { provider: query.provider, prop: ATTRIBUTE_PREFIX + query.key, value: query.value },
     { routing: 'READ' },
   );
   return records.map((r) => r.get('id') as string);
@@ -192,8 +206,8 @@ export async function listIdentityFacts(
   options: { idPrefixes?: readonly string[] | null } = {},
 ): Promise<IdentityFacts[]> {
   const { records } = await driver.executeQuery(
-    `MATCH (r:Resource)
-     WHERE r.kind IN ['host', 'vm', 'lxc'] AND r.provider IN ['proxmox', 'vcenter']
+    `MATCH (r:Host|Vm|Lxc)
+     WHERE r:Resource AND r.provider IN ['proxmox', 'vcenter']
        AND ($prefixes IS NULL OR any(p IN $prefixes WHERE r.id STARTS WITH p))
      // Only values a provider wrote (providerAttrKeys): an agent's serial_number matches nothing.
      WITH r, coalesce(r.providerAttrKeys, []) AS observed
@@ -245,11 +259,12 @@ export async function healthSummary(
     ? `MATCH (root:Resource {id: $under})
        OPTIONAL MATCH (root)${impactHops('dependents', depthQuantifier(10))}(d:Resource)
        WITH root, collect(DISTINCT d) AS reached UNWIND reached + [root] AS r WITH DISTINCT r`
-    : 'MATCH (r:Resource)';
-  const params = { under: scope.underId ?? null, kind: scope.kind ?? null, provider: scope.provider ?? null };
+    : `MATCH ${resourcesOf(scope.kind)}`;
+  const params = { under: scope.underId ?? null, provider: scope.provider ?? null };
+  const ofKind = kindIs(scope.kind) ?? 'true';
   const { records } = await driver.executeQuery(
     `${scoped}
-     WITH r WHERE r IS NOT NULL AND ($kind IS NULL OR r.kind = $kind) AND ($provider IS NULL OR r.provider = $provider)
+     WITH r WHERE r IS NOT NULL AND ${ofKind} AND ($provider IS NULL OR r.provider = $provider)
      WITH coalesce(r.health, 'unknown') AS health, r
      WITH health, count(r) AS n,
           collect(CASE WHEN health <> 'healthy' THEN properties(r) END)[..200] AS worst
@@ -266,7 +281,7 @@ export async function healthSummary(
   // Open conditions in the same scope: the paging ones by type, the suppressed ones counted apart.
   const conditions = await driver.executeQuery(
     `${scoped}
-     WITH r WHERE r IS NOT NULL AND ($kind IS NULL OR r.kind = $kind) AND ($provider IS NULL OR r.provider = $provider)
+     WITH r WHERE r IS NOT NULL AND ${ofKind} AND ($provider IS NULL OR r.provider = $provider)
      MATCH (c:Condition {resourceId: r.id, status: 'open'})
      RETURN c.type AS type, coalesce(c.suppressed, false) AS suppressed, count(c) AS n`,
     params,

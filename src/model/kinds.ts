@@ -19,6 +19,15 @@ export const KIND_LABELS = {
   service: 'Service',
 } as const satisfies Readonly<Record<Kind, string>>;
 
+/**
+ * The label of `kind` for Cypher text. A kind filter matches the label (served by the token lookup
+ * index) rather than an index on `kind`, which every resource write would have to maintain.
+ */
+export function kindLabel(kind: string): string {
+  if (!Object.hasOwn(KIND_LABELS, kind)) throw new Error(`not a kind: ${JSON.stringify(kind)}`);
+  return KIND_LABELS[kind as Kind];
+}
+
 /** Where a Resource came from. `manual` resources are declared by agents or operators. */
 export const PROVIDERS = ['proxmox', 'vcenter', 'manual'] as const;
 export const ProviderSchema = z.enum(PROVIDERS);

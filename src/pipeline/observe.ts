@@ -47,6 +47,7 @@ export async function observe<Extra>(
   const correlation = await correlateChanges(deps, pass.report.stateChanges, at);
   // A resource first seen already paused on an I/O error has no transition, but its condition is real.
   const firstSeen = await resourcesMissingStateCondition(deps.driver, {
+    scope: pass.report.scope,
     updateTag: pass.report.updateTag,
     state: IO_ERROR_STATE,
     type: 'paused_io_error',
