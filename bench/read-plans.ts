@@ -5,7 +5,7 @@
  * are now (kind labels, the pass's id prefix) without them. Prints, per read, the plan's leaf
  * operators, db hits, rows and the median wall time of 7 runs. Evidence for migration 10.
  *
- * Run: `npm run build && node dist/bench/read-plans.js` (a throwaway embedded Neo4j only: it drops indexes).
+ * Run: `npm run bench:plans` (a throwaway embedded Neo4j only: it drops indexes).
  */
 import type { Driver } from 'neo4j-driver';
 import { MIGRATIONS } from '../src/graph/migrations.js';
@@ -91,7 +91,9 @@ try {
   await seed(neo.driver);
   await neo.driver.executeQuery('CALL db.awaitIndexes(300)');
   const results = new Map<string, string[]>();
+  const totals = new Map<string, { hits: number; ms: number }>();
   const show = (phase: string, name: string, r: Awaited<ReturnType<typeof profile>>) => {
+    totals.set(`${phase} ${name}`, { hits: r.hits, ms: r.ms });
     const lines = results.get(name) ?? results.set(name, []).get(name)!;
     lines.push(
       `  ${phase.padEnd(6)} ${String(r.hits).padStart(8)} db hits ${fmt(r.ms, 1).padStart(7)} ms  ${r.rows} rows  ← ${r.leaves.join(' ∪ ')}`,
@@ -101,6 +103,14 @@ try {
   for (const index of DROPPED) await neo.driver.executeQuery(`DROP INDEX ${index} IF EXISTS`);
   for (const q of READS) show('after', q.name, await profile(neo.driver, q.after ?? q.before, q.params));
   for (const [name, lines] of results) console.log(`\n${name}\n${lines.join('\n')}`);
+  const total = (phase: string) =>
+    [...totals.entries()]
+      .filter(([k]) => k.startsWith(phase))
+      .reduce((t, [, v]) => ({ hits: t.hits + v.hits, ms: t.ms + v.ms }), { hits: 0, ms: 0 });
+  const [b, a] = [total('before'), total('after')];
+  console.log(
+    `RESULT plans reads=${READS.length} db_hits_before=${b.hits} db_hits_after=${a.hits} ms_before=${fmt(b.ms, 1)} ms_after=${fmt(a.ms, 1)} speedup=${fmt(b.ms / a.ms)}`,
+  );
 } finally {
   await neo.stop();
 }
