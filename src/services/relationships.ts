@@ -1,13 +1,6 @@
 import * as edges from '../graph/edges.js';
 import type { Direction } from '../graph/edges.js';
-import {
-  depthQuantifier,
-  FULL_VIEW,
-  IMPACT_TYPES,
-  type Reached,
-  traverseFrom,
-  type TraverseView,
-} from '../graph/traversal.js';
+import { FULL_VIEW, IMPACT_TYPES, type Reached, traverseFrom, type TraverseView } from '../graph/traversal.js';
 import {
   AitiaError,
   badInput,
@@ -76,7 +69,6 @@ async function walk(
 ): Promise<Traversal> {
   assertCan(principal, 'resource:read');
   const maxDepth = input.maxDepth ?? 3;
-  depthQuantifier(maxDepth);
   // An id is resolved by the walk's own statement; a slug first names one resource.
   const start = isResourceId(input.id) ? input.id : (await resolveRef(deps, input.id, 'id')).id;
   const { root, reached } = await traverseFrom(deps.driver, start, direction, maxDepth, view);
