@@ -6,7 +6,7 @@ import {
   type RelationshipType,
   type ResourceInput,
 } from '../model/index.js';
-import { attributeProperties, observedResourceSet, type StateChange } from './resources.js';
+import { attributeProperties, observedResourceSet, providerAttrKeys, type StateChange } from './resources.js';
 
 /**
  * One load pass's write statement per kind and batch, in the shape of Cartography's loader: the
@@ -103,8 +103,7 @@ export function kindBatchParams(rows: readonly PassRow[]): PreparedBatch {
     if (r.rawState != null) p.rawState = r.rawState;
     if (r.lifecycle != null) p.lifecycle = r.lifecycle;
     p.attrs = attributeProperties(r.attributes);
-    // Keys the provider reports are provider-owned: agents cannot overwrite them.
-    p.attrKeys = r.provider === 'manual' ? [] : Object.keys(r.attributes ?? {});
+    p.attrKeys = providerAttrKeys(r);
     for (const e of edges) {
       if (
         e.provenance === provenance &&

@@ -147,6 +147,11 @@ export function observedResourceSet(kind: Kind, now: string): string {
     SET r += row.attrs`;
 }
 
+/** The attribute keys a row makes provider-owned (`row.attrKeys` above): agents cannot overwrite them. */
+export function providerAttrKeys(r: ResourceInput): string[] {
+  return r.provider === 'manual' ? [] : Object.keys(r.attributes ?? {});
+}
+
 /**
  * Batch upsert: one `UNWIND $rows` MERGE per kind and batch (labels come from KIND_LABELS, never
  * from input). Idempotent on `id`. Never touches health (scheduler-owned). Returns state changes.
@@ -181,8 +186,7 @@ export async function upsertResources(
         rawState: r.rawState ?? null,
         lifecycle: r.lifecycle ?? null,
         attrs: attributeProperties(r.attributes),
-        // Keys the provider reports are provider-owned: agents cannot overwrite them.
-        attrKeys: r.provider === 'manual' ? [] : Object.keys(r.attributes ?? {}),
+        attrKeys: providerAttrKeys(r),
       }));
       const res = await driver.executeQuery(cypher, { rows: params, now, tag: options.updateTag ?? null });
       for (const rec of res.records) {
