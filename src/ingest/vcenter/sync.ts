@@ -35,10 +35,13 @@ export interface SyncVcenterOptions {
   onProgress?: ProgressSink;
 }
 
+/** How far before the cursor's createdTime a pass's event window starts. */
+export const EVENT_WINDOW_OVERLAP = { minutes: 5 } as const;
+
 /** A pass's report with what it read of the event stream. */
 export interface VcenterSyncReport extends IngestReport {
   events: {
-    /** Events the collector returned (the window starts at the cursor's time, so some are old). */
+    /** Events the collector returned (the window starts before the cursor's time, so some are old). */
     listed: number;
     /** Of those, already read by an earlier pass (key at or below the cursor): not written again. */
     alreadySeen: number;
@@ -84,11 +87,14 @@ export async function syncVcenter(
   const cursor = await getIngestCursor(driver, cursorId);
   report.events.cursor = cursor?.position ?? null;
   const cursorTime = typeof cursor?.detail.createdTime === 'string' ? cursor.detail.createdTime : null;
-  const since =
-    cursorTime ??
-    DateTime.fromISO(observedAt, { zone: 'utc' })
-      .minus({ hours: options.backfillHours ?? 24 })
-      .toISO()!;
+  // The window starts a little before the cursor's event: a key posted after it may carry an
+  // earlier createdTime (host clocks, queued tasks), and a collector may drop the first event of a
+  // rewound page (vcsim does). The key cursor below decides what is new, so overlap costs a re-read.
+  const since = cursorTime
+    ? DateTime.fromISO(cursorTime, { zone: 'utc' }).minus(EVENT_WINDOW_OVERLAP).toISO()!
+    : DateTime.fromISO(observedAt, { zone: 'utc' })
+        .minus({ hours: options.backfillHours ?? 24 })
+        .toISO()!;
 
   let objects: unknown[];
   let rawEvents: unknown[];
