@@ -55,6 +55,9 @@ export function healthOf(driver: Driver): Neo4jHealth | undefined {
   return healthByDriver.get(driver);
 }
 
+/** Neo4j's code for a transaction it aborted to break a lock cycle (retryable). */
+export const DEADLOCK = 'Neo.TransientError.Transaction.DeadlockDetected';
+
 /**
  * Which driver errors mean Neo4j cannot answer now: `down` (connection refused or lost), or
  * `busy` (a transient error, or no pooled connection free in time, after the driver's retries).
@@ -63,6 +66,8 @@ function outageKind(err: unknown): 'down' | 'busy' | null {
   if (typeof err !== 'object' || err === null || (err as { name?: unknown }).name !== 'Neo4jError') return null;
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (code === 'ServiceUnavailable' || code === 'SessionExpired') return 'down';
+  // A deadlock is two of our own transactions in each other's way, not Neo4j failing to answer.
+  if (code === DEADLOCK) return null;
   if (typeof code === 'string' && code.startsWith('Neo.TransientError.')) return 'busy';
   if (typeof message === 'string' && message.startsWith('Connection acquisition timed out')) return 'busy';
   return null;

@@ -104,25 +104,37 @@ export function validateResourceRows(rows: unknown[]): ResourceInput[] {
   });
 }
 
-/** A resource's kind is fixed at creation; checked before any write so a clash changes nothing. */
-export async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise<void> {
+/**
+ * A resource's kind is fixed at creation; checked before any write so a clash changes nothing.
+ * Returns the ids already stored (with the row's kind): a loader creates the others outright.
+ */
+export async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): Promise<Set<string>> {
   // Ids grouped by kind: a list of strings per kind is far less to send than a map per row.
   const groups = [...groupBy(rows, (r) => r.kind)].map(([kind, rs]) => ({ kind, ids: rs.map((r) => r.id) }));
   const { records } = await readQuery(
     driver,
-    'UNWIND $groups AS g UNWIND g.ids AS id MATCH (r:Resource {id: id}) WHERE r.kind <> g.kind RETURN id, r.kind AS stored, g.kind AS given LIMIT 1',
+    `UNWIND $groups AS g
+     CALL (g) {
+       UNWIND g.ids AS id
+       MATCH (r:Resource {id: id})
+       RETURN collect(CASE WHEN r.kind = g.kind THEN id END) AS stored,
+              collect(CASE WHEN r.kind <> g.kind THEN [id, r.kind] END)[0] AS clash
+     }
+     RETURN g.kind AS given, stored, clash`,
     { groups },
   );
-  const clash = records[0];
-  if (clash) {
-    throw new AitiaError(
-      'CONFLICT',
-      `kind: ${clash.get('id')} is a ${clash.get('stored')}, not a ${clash.get('given')}; a resource's kind is fixed at creation`,
-      {
-        field: 'kind',
-      },
-    );
+  const stored = new Set<string>();
+  for (const rec of records) {
+    const clash = rec.get('clash') as [string, string] | null;
+    if (clash)
+      throw new AitiaError(
+        'CONFLICT',
+        `kind: ${clash[0]} is a ${clash[1]}, not a ${rec.get('given') as string}; a resource's kind is fixed at creation`,
+        { field: 'kind' },
+      );
+    for (const id of rec.get('stored') as string[]) stored.add(id);
   }
+  return stored;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { kindsOf, refuseEdge, upsertEdges } from '../graph/edges.js';
-import { kindBatchParams, LOAD_ORDER, type PassRow, writeKindBatch } from '../graph/inventory-write.js';
+import { LOAD_ORDER, type PassRow } from '../graph/inventory-write.js';
 import {
   clearAttributes,
   markUnseenResourcesMissing,
@@ -17,6 +17,7 @@ import {
   RELATIONSHIP_TYPES,
   type ResourceInput,
 } from '../model/index.js';
+import { lockOrderOf, type PassWrite, writeKind } from './inventory-batches.js';
 import type { IngestReport } from './report.js';
 
 /** A validated resource row and the attribute keys its source owns but no longer reports. */
@@ -31,6 +32,8 @@ export interface LoadOptions {
   observedAt: string;
   /** Rows per UNWIND statement. Default 1000. */
   batchSize?: number;
+  /** Batches of new resources of one kind in flight at once. Default 2. */
+  concurrency?: number;
 }
 
 /** Validates every row before anything is written: the fast check, and zod's message for a bad row. */
@@ -95,38 +98,54 @@ export async function loadInventory(
 ): Promise<void> {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
   const resources = validated(rows);
-  for (let i = 0; i < resources.length; i += 20_000) await refuseKindChanges(driver, resources.slice(i, i + 20_000));
+  // Which ids are stored (and none changes kind) is read while the edges are planned here.
+  const reading = (async () => {
+    const stored = new Set<string>();
+    for (let i = 0; i < resources.length; i += 20_000)
+      for (const id of await refuseKindChanges(driver, resources.slice(i, i + 20_000))) stored.add(id);
+    return stored;
+  })();
   const passKinds = new Map<string, Kind>();
-  for (const r of resources) if (!passKinds.has(r.id)) passKinds.set(r.id, r.kind);
-  const skip = (e: EdgeInput, reason: string) =>
-    report.skipped.push({ what: 'edge', id: `${e.type} ${e.fromId} -> ${e.toId}`, reason });
-  const { inline, deferred } = await planEdges(driver, passKinds, edges, skip);
+  const repeated = new Set<string>();
+  for (const r of resources) {
+    if (passKinds.has(r.id)) repeated.add(r.id);
+    else passKinds.set(r.id, r.kind);
+  }
+  const skipped: IngestReport['skipped'] = [];
+  const skipInto = (list: IngestReport['skipped']) => (e: EdgeInput, reason: string) =>
+    list.push({ what: 'edge', id: `${e.type} ${e.fromId} -> ${e.toId}`, reason });
+  const [stored, { inline, deferred }] = await Promise.all([
+    reading,
+    planEdges(driver, passKinds, edges, skipInto(skipped)),
+  ]);
+  // Recorded once the pass goes ahead (a refused kind change records nothing).
+  report.skipped.push(...skipped);
+  const skip = skipInto(report.skipped);
 
   const byKind = groupBy(resources, (r) => r.kind);
-  const jobs: Array<{ kind: Kind; batch: PassRow[] }> = [];
+  const pass: PassWrite = {
+    batchSize,
+    concurrency: Math.max(1, Math.floor(options.concurrency ?? 2)),
+    stamp: { now: options.observedAt, tag: options.updateTag },
+    order: lockOrderOf(inline),
+  };
   for (const kind of LOAD_ORDER) {
-    const pass = (byKind.get(kind) ?? []).map((resource) => {
+    const fresh: PassRow[] = [];
+    const known: PassRow[] = [];
+    for (const resource of byKind.get(kind) ?? []) {
       const own = inline.get(resource.id) ?? [];
       inline.delete(resource.id); // a repeated id carries its edges once
-      return { resource, edges: own };
-    });
-    for (let i = 0; i < pass.length; i += batchSize) jobs.push({ kind, batch: pass.slice(i, i + batchSize) });
-  }
-  // Pipelined: batch k+1's parameters are built while batch k is in Neo4j.
-  const stamp = { now: options.observedAt, tag: options.updateTag };
-  let pending: Promise<void> | null = null;
-  for (const { kind, batch } of jobs) {
-    const prepared = kindBatchParams(batch);
-    if (pending) await pending;
-    pending = writeKindBatch(driver, kind, batch, prepared, stamp).then((res) => {
+      (stored.has(resource.id) || repeated.has(resource.id) ? known : fresh).push({ resource, edges: own });
+    }
+    const results = await writeKind(driver, kind, fresh, known, pass);
+    for (const res of results) {
       report.resources.written += res.written;
       report.resources.created += res.created;
       report.stateChanges.push(...res.changes);
       report.edges.written += res.edgesWritten;
       report.edges.created += res.edgesCreated;
-    });
+    }
   }
-  if (pending) await pending;
 
   await clearAttributes(
     driver,

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { type DriverBounds, guardDriver } from '../../../src/graph/guarded-driver.js';
+import { type DriverBounds, guardDriver, healthOf } from '../../../src/graph/guarded-driver.js';
 import { withNeo4jDeadline } from '../../../src/services/deadline.js';
 
 const BOUNDS: DriverBounds = { connectTimeoutMs: 50, acquireTimeoutMs: 50, retryMs: 0, stallMs: 100, probeMs: 50 };
@@ -70,5 +70,22 @@ describe('withNeo4jDeadline: one whole operation on an unavailable Neo4j', () =>
   it('leaves an unguarded driver’s operation alone', async () => {
     const driver = { executeQuery: async () => 'ok' } as unknown as Driver;
     await expect(withNeo4jDeadline({ driver }, () => sleep(150).then(() => 'done'))).resolves.toBe('done');
+  });
+});
+
+describe('guardDriver: which errors mean Neo4j is unavailable', () => {
+  const neo4jError = (code: string) => Object.assign(new Error(code), { name: 'Neo4jError', code });
+  it.each([
+    ['ServiceUnavailable', 'UNAVAILABLE', true],
+    ['Neo.TransientError.General.DatabaseUnavailable', 'UNAVAILABLE', true],
+    // Two of our own transactions in each other's way: the caller's to retry, and no sign of trouble.
+    ['Neo.TransientError.Transaction.DeadlockDetected', 'Neo.TransientError.Transaction.DeadlockDetected', false],
+    ['Neo.ClientError.Schema.ConstraintValidationFailed', 'Neo.ClientError.Schema.ConstraintValidationFailed', false],
+  ])('%s → %s (troubled: %s)', async (code, expected, troubled) => {
+    const started = Date.now();
+    const driver = fakeDriver({ answers: true }, () => Promise.reject(neo4jError(code)));
+    const got = await timed(driver.executeQuery('RETURN 1'));
+    expect(got.code).toBe(expected);
+    expect(healthOf(driver)!.troubledSince(started)).toBe(troubled);
   });
 });
