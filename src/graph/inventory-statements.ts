@@ -17,9 +17,9 @@ import { attributeProperties, observedResourceSet, providerAttrKeys } from './re
  * branch per type, MERGEd on (provenance, source).
  *
  * `create`: for ids the pass read as absent a moment before. What those rules give a new resource,
- * in one CREATE; then the batch's edges, which cannot exist yet, CREATEd in target-id order. That
- * order is what lets two batches run at once: both lock their shared targets in the same order,
- * so they wait for each other instead of deadlocking.
+ * in one CREATE; then the batch's edges, which cannot exist yet, CREATEd in the pass's lock order
+ * ({@link lockOrder}). That order is what lets two batches run at once: both lock their shared
+ * targets in the same order, so they wait for each other instead of deadlocking.
  */
 
 /** A resource and the outgoing edges (targets already checked) written in its statement. */
@@ -31,9 +31,8 @@ export interface PassRow {
 /** `create` for a batch of ids read as absent a moment ago, `merge` for the rest. */
 export type WriteMode = 'merge' | 'create';
 
-/** What a batch sends, and what picks its statement (the edge types present). */
+/** What a batch sends: its statement (picked by the edge types present) and parameters. */
 export interface PreparedBatch {
-  key: string;
   cypher: () => string;
   params: Record<string, unknown>;
 }
@@ -117,7 +116,6 @@ export function mergeBatch(kind: Kind, rows: readonly PassRow[]): PreparedBatch 
   const [p, f] = [present(plain), present(full)];
   const key = `merge ${kind} ${p.join(' ')} / ${f.join(' ')}`;
   return {
-    key,
     cypher: cached(key, () => mergeCypher(kind, p, f)),
     params: { rows: params, provenance: first?.provenance ?? null, source: first?.source ?? null },
   };
@@ -167,13 +165,17 @@ export function lockOrder(rank?: ReadonlyMap<string, number>): (a: string, b: st
 }
 
 /**
- * Create parameters: each row as a list of the resource's fields, the distinct targets sorted by id, and
- * every edge of the batch in one list in that order (see {@link lockOrder}).
+ * Create parameters: each row as a list of the resource's fields, the distinct targets in the
+ * pass's lock order (`order`, default by id), and every edge of the batch in one list in that order.
  */
-export function createBatch(kind: Kind, rows: readonly PassRow[], rank?: ReadonlyMap<string, number>): PreparedBatch {
+export function createBatch(
+  kind: Kind,
+  rows: readonly PassRow[],
+  order: (a: string, b: string) => number = lockOrder(),
+): PreparedBatch {
   const types = new Set<RelationshipType>();
   const first = rows.find((r) => r.edges.length > 0)?.edges[0];
-  const targets = [...new Set(rows.flatMap((r) => r.edges.map((e) => e.toId)))].sort(lockOrder(rank));
+  const targets = [...new Set(rows.flatMap((r) => r.edges.map((e) => e.toId)))].sort(order);
   const at = new Map(targets.map((id, i) => [id, i]));
   const edges: unknown[][] = [];
   const params = rows.map(({ resource: r, edges: own }, i) => {
@@ -203,7 +205,6 @@ export function createBatch(kind: Kind, rows: readonly PassRow[], rank?: Readonl
   const t = present(types);
   const key = `create ${kind} ${t.join(' ')}`;
   return {
-    key,
     cypher: cached(key, () => createCypher(kind, t)),
     params: { rows: params, targets, edges, provenance: first?.provenance ?? null, source: first?.source ?? null },
   };

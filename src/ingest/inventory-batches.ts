@@ -22,6 +22,7 @@ export interface PassWrite {
   /** Create batches of one kind in flight at once. */
   concurrency: number;
   stamp: { now: string; tag: string };
+  /** The pass's lock order over edge targets, and the edge counts it ranks them by. */
   order: { rank: ReadonlyMap<string, number>; compare: (a: string, b: string) => number };
 }
 
@@ -46,7 +47,7 @@ export async function writeKind(
   known: readonly PassRow[],
   pass: PassWrite,
 ): Promise<KindBatchResult[]> {
-  const { compare, rank } = pass.order;
+  const { compare } = pass.order;
   if (fresh.some((r) => r.edges.length > 0)) {
     const anchor = new Map(fresh.map((r) => [r, r.edges.map((e) => e.toId).sort(compare)[0] ?? '']));
     fresh.sort((a, b) => compare(anchor.get(a)!, anchor.get(b)!));
@@ -55,7 +56,7 @@ export async function writeKind(
     Array.from({ length: Math.ceil(list.length / pass.batchSize) }, (_, i) =>
       list.slice(i * pass.batchSize, (i + 1) * pass.batchSize),
     );
-  const write = (batch: PassRow[], mode: WriteMode) => writeKindBatch(driver, kind, batch, pass.stamp, mode, rank);
+  const write = (batch: PassRow[], mode: WriteMode) => writeKindBatch(driver, kind, batch, pass.stamp, mode, compare);
   const deadlocked: number[] = [];
   const creates = batches(fresh);
   const created = await inParallel(creates, pass.concurrency, (batch, i) =>
