@@ -11,11 +11,14 @@
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
+ *   AITIA_BENCH_PROFILE=<file.cpuprofile>: the service's CPU profile of the second read phase
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import inspector from 'node:inspector/promises';
+import { type ChildProcess, fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { countingDriver } from '../src/graph/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources.js';
@@ -24,6 +27,7 @@ import { createFeedBus } from '../src/pipeline/bus.js';
 import { loadStartupPolicy } from '../src/policy/index.js';
 import { createHttpServer, listen } from '../src/server/http.js';
 import { addToken, TokenStore } from '../src/services/token-store.js';
+import { type AgentsSetup, operations, type PhaseReport, type PhaseRequest } from './load-agents.js';
 import { benchNeo4j, fmt, percentile } from './support.js';
 
 const AGENTS = Number(process.env.AITIA_BENCH_AGENTS ?? 50);
@@ -36,6 +40,22 @@ const neo = await benchNeo4j();
 const scope = `bench-load-${Date.now()}`;
 const tmp = mkdtempSync(join(tmpdir(), 'aitia-bench-load-'));
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
+let child: ChildProcess | undefined;
+
+/** Runs `work` under the V8 profiler when AITIA_BENCH_PROFILE names a file to write the profile to. */
+async function profiled<T>(work: () => Promise<T>): Promise<T> {
+  const file = process.env.AITIA_BENCH_PROFILE;
+  if (!file) return work();
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  const result = await work();
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
+  return result;
+}
 
 try {
   const hosts = Array.from({ length: HOSTS }, (_, i) => ({
@@ -92,81 +112,27 @@ try {
   );
   const { url } = await listen(server, '127.0.0.1', 0);
 
-  type Op = { name: string; query: string; vars: (i: number) => Record<string, unknown> };
-  const vmSlug = (i: number) => `vm:vm${(i * 7919) % VMS}-${scope}`;
-  const READS: Op[] = [
-    {
-      name: 'resource',
-      query: 'query($s: String) { resource(slug: $s) { id name health ... on Vm { state } } }',
-      vars: (i) => ({ s: vmSlug(i) }),
-    },
-    {
-      name: 'dependents',
-      query: 'query($id: ID!) { dependents(id: $id, maxDepth: 3) { count reached { depth resource { id } } } }',
-      vars: (i) => ({ id: hosts[i % HOSTS]!.id }),
-    },
-    {
-      name: 'transitions',
-      query:
-        'query($r: String) { transitions(resourceId: $r, first: 10) { edges { node { id from to attribution { confidence actor } } } } }',
-      vars: (i) => ({ r: vmSlug(i) }),
-    },
-  ];
+  // The agents run in their own process (bench/load-agents.ts), as real agents would.
+  child = fork(fileURLToPath(new URL('./load-agents.js', import.meta.url)), [], { stdio: 'inherit' });
+  const setup: AgentsSetup = { url, token, scope, vms: VMS, hosts: HOSTS, services: SERVICES };
+  child.send({ setup });
+  const ask = (req: PhaseRequest) =>
+    new Promise<PhaseReport>((resolve, reject) => {
+      const agents = child!;
+      const onExit = (code: number | null) => reject(new Error(`the agents' process exited (${code})`));
+      agents.once('exit', onExit);
+      agents.once('message', (m: { report: PhaseReport }) => {
+        agents.off('exit', onExit);
+        resolve(m.report);
+      });
+      agents.send({ phase: req });
+    });
+
+  const names = operations(setup).map((o) => o.name);
+  const READ_NAMES = ['resource', 'dependents', 'transitions'];
   // AITIA_BENCH_READS picks some of the read operations (e.g. `resource`) to cost one alone.
   const only = process.env.AITIA_BENCH_READS?.split(',');
-  if (only) READS.splice(0, READS.length, ...READS.filter((o) => only.includes(o.name)));
-  const CLASSIFY: Op = {
-    name: 'classifyAction',
-    query:
-      'query($t: ID!) { classifyAction(input: {target: $t, action: "restart"}) { riskClass autonomy approval reasons } }',
-    vars: (i) => ({ t: vms[(i * 31) % VMS]!.id }),
-  };
-  const WRITE: Op = {
-    name: 'createRelationship',
-    query:
-      'mutation($s: ID!, $t: ID!) { createRelationship(input: {source: $s, target: $t, type: DEPENDS_ON}) { created } }',
-    vars: (i) => ({ s: services[i % SERVICES]!.id, t: vms[(i * 13) % VMS]!.id }),
-  };
-
-  const agent = new Agent({ keepAlive: true, maxSockets: AGENTS });
-  const endpoint = new URL(`${url}/graphql`);
-
-  /** One GraphQL POST over a kept-alive connection: the status and the parsed body. */
-  function post(payload: string): Promise<{ status: number; body: { errors?: unknown } }> {
-    return new Promise((resolve, reject) => {
-      const req = request(
-        endpoint,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(payload),
-            authorization: `Bearer ${token}`,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            try {
-              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-            } catch (err) {
-              reject(err as Error);
-            }
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  async function call(op: Op, i: number): Promise<void> {
-    const { status, body } = await post(JSON.stringify({ query: op.query, variables: op.vars(i) }));
-    if (status !== 200 || body.errors) throw new Error(`${op.name}: HTTP ${status} ${JSON.stringify(body.errors)}`);
-  }
+  const READS = only ? READ_NAMES.filter((n) => only.includes(n)) : READ_NAMES;
 
   interface Phase {
     label: string;
@@ -179,76 +145,67 @@ try {
     rssBefore: number;
     rssAfter: number;
     heapAfter: number;
-    /** This process's CPU (client and service) per request, ms. */
+    /** The service process's CPU per request, ms. */
     cpuMsPerRequest: number;
+    /** The agents' process's CPU per request, ms. */
+    agentsCpuMsPerRequest: number;
     /** The Neo4j process's CPU per request, ms (null when Neo4j is not local). */
     neoCpuMsPerRequest: number | null;
+    /** Neo4j statements per request (concurrent reads share statements). */
+    statementsPerRequest: number;
     firstError: string | null;
   }
 
   /** AGENTS loops, each issuing one request after another until the phase's time is up. */
-  async function phase(label: string, ops: Op[]): Promise<Phase> {
-    const perOp = new Map<string, number[]>(ops.map((o) => [o.name, []]));
-    let errors = 0;
-    let firstError: string | null = null;
-    let seq = 0;
+  async function phase(label: string, ops: string[]): Promise<Phase> {
     const rssBefore = rssMb();
     const cpuBefore = process.cpuUsage();
     const neoCpuBefore = neo.cpuMs();
-    const started = performance.now();
-    const deadline = started + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: AGENTS }, async (_, agent) => {
-        while (performance.now() < deadline) {
-          const i = seq++;
-          const op = ops[(i + agent) % ops.length]!;
-          const t0 = performance.now();
-          try {
-            await call(op, i);
-            perOp.get(op.name)!.push(performance.now() - t0);
-          } catch (err) {
-            errors++;
-            firstError ??= String(err).slice(0, 300);
-          }
-        }
-      }),
-    );
-    const elapsed = (performance.now() - started) / 1000;
+    counting.reset();
+    const report = await ask({ ops, agents: AGENTS, seconds: SECONDS });
+    const statementCount = counting.count();
     const cpu = process.cpuUsage(cpuBefore);
     const neoCpuAfter = neo.cpuMs();
+    const perOp = new Map(Object.entries(report.perOp));
     const all = [...perOp.values()].flat();
+    const n = Math.max(1, all.length);
     return {
       label,
       requests: all.length,
-      errors,
-      rps: all.length / elapsed,
+      errors: report.errors,
+      rps: all.length / report.elapsedS,
       p50: percentile(all, 50),
       p99: percentile(all, 99),
       perOp,
       rssBefore,
       rssAfter: rssMb(),
       heapAfter: process.memoryUsage().heapUsed / 2 ** 20,
-      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, all.length),
-      neoCpuMsPerRequest:
-        neoCpuBefore === null || neoCpuAfter === null ? null : (neoCpuAfter - neoCpuBefore) / Math.max(1, all.length),
-      firstError,
+      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / n,
+      agentsCpuMsPerRequest: report.cpuMs / n,
+      neoCpuMsPerRequest: neoCpuBefore === null || neoCpuAfter === null ? null : (neoCpuAfter - neoCpuBefore) / n,
+      statementsPerRequest: statementCount / n,
+      firstError: report.firstError,
     };
   }
 
-  const MIXED = [...READS, CLASSIFY, WRITE];
+  const MIXED = [...READS, 'classifyAction', 'createRelationship'];
   // Warm-up: plans cached, connections pooled; one agent, so each operation's Neo4j statements
-  // are counted exactly (round trips per request). Not measured.
+  // are counted exactly (round trips per request). Then all agents once, for the plans of the
+  // statements concurrent requests share (src/graph/coalesced-read.ts). Not measured.
   const statements = new Map<string, number>();
-  for (const op of MIXED) {
+  for (const op of names) {
     counting.reset();
-    for (let i = 0; i < 40; i++) await call(op, i);
-    statements.set(op.name, counting.count() / 40);
+    const r = await ask({ ops: [op], agents: 1, count: 40 });
+    if (r.errors > 0) throw new Error(`warm-up: ${r.firstError}`);
+    statements.set(op, counting.count() / 40);
   }
+  await ask({ ops: MIXED, agents: AGENTS, count: AGENTS * 40 });
 
   const reads1 = await phase('reads', READS);
-  const reads2 = await phase('reads again', READS);
+  const reads2 = await profiled(() => phase('reads again', READS));
   const mixed = await phase('reads + writes', MIXED);
-  agent.destroy();
+  child.send({ exit: true });
+  child = undefined;
   server.closeAllConnections();
   server.close();
 
@@ -256,27 +213,33 @@ try {
     `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
   );
   console.log(
-    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia+client / Neo4j)   RSS MB before → after   heap MB',
+    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   heap MB',
   );
   for (const p of [reads1, reads2, mixed]) {
     console.log(
-      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(14)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(19)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
+      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(10)} / ${fmt(p.agentsCpuMsPerRequest)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(14)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
     );
   }
   for (const p of [reads2, mixed]) {
-    console.log(`\nper operation (${p.label})`.padEnd(40) + 'count   p50 ms   p99 ms  statements/req');
+    console.log(
+      `\nper operation (${p.label}; ${fmt(p.statementsPerRequest)} statements/request under load)`.padEnd(40) +
+        '\n' +
+        ''.padEnd(38) +
+        ' count   p50 ms   p99 ms  statements/req alone',
+    );
     for (const [name, samples] of p.perOp) {
       console.log(
-        `${name.padEnd(38)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(15)}`,
+        `${name.padEnd(38)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(21)}`,
       );
     }
   }
   const errors = reads1.errors + reads2.errors + mixed.errors;
   if (errors > 0) console.log(`\nfirst error: ${reads1.firstError ?? reads2.firstError ?? mixed.firstError}`);
   console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)}`,
+    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)}`,
   );
 } finally {
+  child?.kill();
   await neo.driver
     .executeQuery('MATCH (n) WHERE n.id CONTAINS $s OR n.principal CONTAINS $s DETACH DELETE n', { s: scope })
     .catch(() => {});

@@ -25,6 +25,7 @@ import {
 import { type AuditInput, writeWithAudit } from './audit.js';
 import { resolveConditionsTx } from './conditions.js';
 import { mergeEdgeTx } from './edges.js';
+import { coalescedRead } from './coalesced-read.js';
 import { inBatches, int, isoNow, readQuery, toPlain } from './statements.js';
 import type { Driver } from 'neo4j-driver';
 
@@ -35,17 +36,11 @@ export const RESOURCE_PROJECTION = 'properties(r)';
 export function resourceFromProperties(raw: unknown): ResourceRecord {
   const p = toPlain(raw) as Record<string, unknown>;
   const attributes: Attributes = {};
-  for (const [k, v] of Object.entries(p)) {
-    if (k.startsWith(ATTRIBUTE_PREFIX)) attributes[k.slice(ATTRIBUTE_PREFIX.length)] = v as Attributes[string];
+  for (const k in p) {
+    if (k.startsWith(ATTRIBUTE_PREFIX)) attributes[k.slice(ATTRIBUTE_PREFIX.length)] = p[k] as Attributes[string];
   }
-  const kind = p.kind as Kind;
-  const name = String(p.name ?? '');
   return {
-    id: String(p.id),
-    kind,
-    provider: p.provider as Provider,
-    name,
-    slug: slugOf(kind, name),
+    ...identityResource(String(p.id), p.kind as Kind, String(p.name ?? ''), p.provider as Provider),
     state: String(p.state ?? 'unknown'),
     rawState: (p.rawState as string | null) ?? null,
     lifecycle: (p.lifecycle as Lifecycle | null) ?? 'active',
@@ -64,6 +59,31 @@ export function resourceFromProperties(raw: unknown): ResourceRecord {
             at: (p.firstSeen as string | null) ?? null,
           }
         : null,
+  };
+}
+
+/**
+ * A record of what identifies a resource (a walk's identity view), the other fields as a node
+ * without them reads: what {@link resourceFromProperties} gives for `{id, kind, name, provider}`.
+ */
+export function identityResource(id: string, kind: Kind, name: string, provider: Provider): ResourceRecord {
+  return {
+    id,
+    kind,
+    provider,
+    name,
+    slug: slugOf(kind, name),
+    state: 'unknown',
+    rawState: null,
+    lifecycle: 'active',
+    attributes: {},
+    health: 'unknown',
+    lastCheckAt: null,
+    firstSeen: null,
+    lastSeen: null,
+    missingSince: null,
+    providerAttributeKeys: [],
+    declaration: null,
   };
 }
 
@@ -218,7 +238,9 @@ export async function upsertResources(
 
 /** One resource by id, or null. */
 export async function getResourceById(driver: Driver, id: string): Promise<ResourceRecord | null> {
-  const { records } = await readQuery(driver, 'MATCH (r:Resource {id: $id}) RETURN properties(r) AS p', { id });
+  const { records } = await coalescedRead(driver, 'MATCH (r:Resource {id: $id}) RETURN properties(r) AS p', { id }, [
+    'id',
+  ]);
   return records[0] ? resourceFromProperties(records[0].get('p')) : null;
 }
 
@@ -240,10 +262,11 @@ export async function getResourcesBySlug(driver: Driver, slug: string): Promise<
   if (!parsed.ok) throw badInput('slug', parsed.reason);
   // The hint keeps the seek on the name index: with stale index statistics (just after a large
   // load) the planner otherwise scans the whole kind index — every VM for one VM's slug.
-  const { records } = await readQuery(
+  const { records } = await coalescedRead(
     driver,
     'MATCH (r:Resource {name: $name}) USING INDEX r:Resource(name) WHERE r.kind = $kind RETURN properties(r) AS p ORDER BY r.id',
     { name: parsed.name, kind: parsed.kind },
+    ['name', 'kind'],
   );
   return records.map((r) => resourceFromProperties(r.get('p')));
 }

@@ -21,7 +21,10 @@ export function toPlain(value: unknown): unknown {
   if (typeof value === 'object') {
     const v = value as Record<string, unknown>;
     if ('properties' in v && 'labels' in v) return toPlain(v.properties);
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
+    // A loop, not fromEntries(entries().map()): every read converts its maps; no pairs allocated.
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) out[k] = toPlain(v[k]);
+    return out;
   }
   return value;
 }

@@ -18,6 +18,7 @@ import { candidateEventBranches, byStart, eventFromProperties } from './events.j
 import { writeAuditTx, type AuditInput } from './audit.js';
 import { appendFeedTx } from './feed.js';
 import { oneRefId, refIdsCypher, type ResourceRef } from './resources.js';
+import { coalescedRead } from './coalesced-read.js';
 import { int, isoNow, newestFirst, readQuery, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
@@ -301,7 +302,7 @@ export async function listTransitions(
   let found: unknown[];
   if (ref) {
     // The ref's ids and the page in one statement; the page only when the ref names exactly one.
-    const { records } = await readQuery(
+    const { records } = await coalescedRead(
       driver,
       `${ref.cypher}
        CALL (rids) {
@@ -312,12 +313,14 @@ export async function listTransitions(
        }
        RETURN rids, ts`,
       { ...params, ...ref.params },
+      Object.keys(ref.params),
     );
     oneRefId(records[0]!.get('rids') as string[], options.resource!, options.resourceField);
     found = records[0]!.get('ts') as unknown[];
   } else {
     const cypher = `${filter} RETURN properties(t) AS t ORDER BY t.observedAt DESC, t.id DESC LIMIT $limit`;
-    found = (await readQuery(driver, cypher, params)).records.map((r) => r.get('t'));
+    const perCall = options.resourceId ? ['rid'] : [];
+    found = (await coalescedRead(driver, cypher, params, perCall)).records.map((r) => r.get('t'));
   }
   return keyset.cut(
     found.map((t) => transitionFromProperties(t)),

@@ -1,7 +1,8 @@
-import { badInput, type Kind, type RelationshipType, type ResourceRecord } from '../model/index.js';
+import { badInput, type Kind, type Provider, type RelationshipType, type ResourceRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
-import { resourceFromProperties } from './resources.js';
-import { readQuery, toPlain } from './statements.js';
+import { identityResource, resourceFromProperties } from './resources.js';
+import { coalescedRead } from './coalesced-read.js';
+import { toPlain } from './statements.js';
 
 /** Edge types along which failure propagates: what runs on, is stored on, depends on or belongs to X. */
 export const IMPACT_TYPES = [
@@ -68,8 +69,9 @@ export interface TraverseView {
 
 export const FULL_VIEW: TraverseView = { resources: 'full', path: true };
 
-// A list, not a map: the driver decodes no keys (a walk may reach thousands of resources).
-const IDENTITY = '[n.id, n.kind, n.name, n.provider]';
+// A list, not a map: the driver decodes no keys (a walk may reach thousands of resources). The
+// identity view's row is flat ([id, kind, name, provider, depth]): one list per resource reached.
+const IDENTITY_ROW = '[n.id, n.kind, n.name, n.provider, length(p)]';
 const PATH = `[i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,
               name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}]`;
 
@@ -87,35 +89,52 @@ export async function traverseFrom(
   view: TraverseView = FULL_VIEW,
 ): Promise<{ root: ResourceRecord | null; reached: Reached[] }> {
   const q = depthQuantifier(maxDepth);
+  const identity = view.resources === 'identity';
+  const row = identity
+    ? view.path
+      ? `[${IDENTITY_ROW}, ${PATH}]`
+      : IDENTITY_ROW
+    : `[properties(n), length(p), ${view.path ? PATH : '[]'}]`;
   // The far end is left unlabelled: only resources carry impact edges, and a label there makes
   // the planner try a shortest path into every resource in the graph instead of expanding from x.
-  const { records } = await readQuery(
+  const { records } = await coalescedRead(
     driver,
     `MATCH (x:Resource {id: $id})
      RETURN properties(x) AS root, COLLECT {
        MATCH p = ANY SHORTEST (x)${impactHops(direction, q)}(n)
        WHERE n <> x
-       RETURN [${view.resources === 'full' ? 'properties(n)' : IDENTITY}, length(p), ${view.path ? PATH : '[]'}]
+       RETURN ${row}
      } AS reached`,
     { id },
+    ['id'],
   );
-  const row = records[0];
-  if (!row) return { root: null, reached: [] };
+  const found = records[0];
+  if (!found) return { root: null, reached: [] };
+  const rows = found.get('reached') as unknown[][];
+  const reached: Reached[] = identity
+    ? rows.map((r) => {
+        const [ident, path] = view.path ? (r as [unknown[], unknown]) : [r, null];
+        const [rid, kind, name, provider, depth] = ident as [string, Kind, string | null, Provider, unknown];
+        return {
+          resource: identityResource(rid, kind, name ?? '', provider),
+          depth: toPlain(depth) as number,
+          path: path === null ? [] : (toPlain(path) as PathStep[]),
+        };
+      })
+    : rows.map(([n, depth, path]) => ({
+        resource: resourceFromProperties(n),
+        depth: toPlain(depth) as number,
+        path: toPlain(path) as PathStep[],
+      }));
   // Nearest first, then by kind, name and id: sorted here, where it costs Neo4j nothing.
-  const reached = (row.get('reached') as unknown[][])
-    .map(([n, depth, path]) => ({
-      resource: resourceFromProperties(view.resources === 'full' ? n : identityOf(n as string[])),
-      depth: toPlain(depth) as number,
-      path: toPlain(path) as PathStep[],
-    }))
-    .sort(
-      (a, b) =>
-        a.depth - b.depth ||
-        byText(a.resource.kind, b.resource.kind) ||
-        byText(a.resource.name, b.resource.name) ||
-        byText(a.resource.id, b.resource.id),
-    );
-  return { root: resourceFromProperties(row.get('root')), reached };
+  reached.sort(
+    (a, b) =>
+      a.depth - b.depth ||
+      byText(a.resource.kind, b.resource.kind) ||
+      byText(a.resource.name, b.resource.name) ||
+      byText(a.resource.id, b.resource.id),
+  );
+  return { root: resourceFromProperties(found.get('root')), reached };
 }
 
 /** What a walk from `id` reaches, every field read (nothing when no resource has that id). */
@@ -131,8 +150,4 @@ export async function traverse(
 /** String order as Cypher's ORDER BY has it (UTF-16 units vs code points differ only past U+E000). */
 function byText(a: string, b: string): number {
   return a === b ? 0 : a < b ? -1 : 1;
-}
-
-function identityOf([id, kind, name, provider]: string[]): Record<string, string | undefined> {
-  return { id, kind, name, provider };
 }

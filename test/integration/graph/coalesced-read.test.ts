@@ -1,0 +1,207 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { coalescedRead } from '../../../src/graph/coalesced-read.js';
+import { countingDriver } from '../../../src/graph/driver.js';
+import { upsertEdges } from '../../../src/graph/edges.js';
+import { getResourceById, getResourcesBySlug, upsertResources } from '../../../src/graph/resources.js';
+import { listTransitions } from '../../../src/graph/transitions.js';
+import { traverseFrom } from '../../../src/graph/traversal.js';
+import { useGraph } from '../../support/graph.js';
+
+const { driver, scope } = useGraph();
+const HOSTS = 3;
+const VMS = 12;
+const host = (i: number) => `proxmox:${scope}/node/h${i}`;
+const vm = (i: number) => `proxmox:${scope}/qemu/${100 + i}`;
+const vmSlug = (i: number) => `vm:vm${i}-${scope}`;
+
+beforeAll(async () => {
+  await upsertResources(driver, [
+    ...Array.from({ length: HOSTS }, (_, i) => ({
+      id: host(i),
+      kind: 'host' as const,
+      provider: 'proxmox' as const,
+      name: `h${i}-${scope}`,
+      state: 'online',
+    })),
+    ...Array.from({ length: VMS }, (_, i) => ({
+      id: vm(i),
+      kind: 'vm' as const,
+      provider: 'proxmox' as const,
+      name: `vm${i}-${scope}`,
+      state: 'running',
+    })),
+    // Two resources share a name: a slug naming them is ambiguous, and lists both.
+    { id: `vcenter:${scope}/vm-1`, kind: 'vm', provider: 'vcenter', name: `vm1-${scope}`, state: 'running' },
+  ]);
+  await upsertEdges(
+    driver,
+    Array.from({ length: VMS }, (_, i) => ({
+      type: 'RUNS_ON' as const,
+      fromId: vm(i),
+      toId: host(i % HOSTS),
+      provenance: 'observed' as const,
+      source: 'test',
+    })),
+  );
+  // Transitions a few seconds apart, some sharing a time (ties are broken by id).
+  await driver.executeQuery(
+    `UNWIND range(0, 59) AS i
+     CREATE (:Transition {id: $scope + '-t' + i, resourceId: $prefix + (100 + i % toInteger($vms)),
+                          observedAt: datetime('2026-11-30T12:00:00Z') + duration({seconds: i / 3}),
+                          from: 'running', to: 'stopped'})`,
+    { scope, prefix: `proxmox:${scope}/qemu/`, vms: VMS },
+  );
+});
+
+/** Each call alone, one after another: what every caller must also get when they share a statement. */
+async function alone<T>(calls: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const call of calls) out.push(await call());
+  return out;
+}
+
+describe('coalescedRead — concurrent reads share one statement, each caller gets its own answer', () => {
+  it('resources by slug and by id: the same records as alone, in one statement', async () => {
+    const counting = countingDriver(driver);
+    const slugs = Array.from({ length: VMS }, (_, i) => vmSlug(i));
+    const expected = await alone(slugs.map((s) => () => getResourcesBySlug(driver, s)));
+    counting.reset();
+    const together = await Promise.all(slugs.map((s) => getResourcesBySlug(counting.driver, s)));
+    expect(counting.count()).toBe(1);
+    expect(together).toEqual(expected);
+    // The shared name: both resources, in id order, for that caller only.
+    expect(together[1]!.map((r) => r.id)).toEqual([vm(1), `vcenter:${scope}/vm-1`]);
+    expect(together[2]!.map((r) => r.id)).toEqual([vm(2)]);
+
+    counting.reset();
+    const ids = [vm(3), 'proxmox:nothing/qemu/1', vm(4)];
+    const byId = await Promise.all(ids.map((id) => getResourceById(counting.driver, id)));
+    expect(counting.count()).toBe(1);
+    expect(byId.map((r) => r?.id ?? null)).toEqual([vm(3), null, vm(4)]);
+  });
+
+  it('transition pages keep their own order, limit and refusals', async () => {
+    const counting = countingDriver(driver);
+    const asks = [
+      ...Array.from({ length: 6 }, (_, i) => ({ resource: { slug: vmSlug(i + 2) }, first: 3 })),
+      { resource: { slug: `vm:nothing-${scope}` }, first: 3 },
+      { resource: { slug: vmSlug(1) }, first: 3 },
+    ];
+    const expected = await Promise.allSettled(asks.map((a) => listTransitions(driver, a)));
+    // Settled one at a time would be the same; allSettled above ran them together too, so compare
+    // against strictly sequential answers.
+    const sequential: PromiseSettledResult<unknown>[] = [];
+    for (const a of asks) sequential.push(await listTransitions(driver, a).then(fulfilled, rejected));
+    expect(expected.map(settledView)).toEqual(sequential.map(settledView));
+
+    counting.reset();
+    const together = await Promise.all(asks.map((a) => listTransitions(counting.driver, a).then(fulfilled, rejected)));
+    expect(counting.count()).toBe(1);
+    expect(together.map(settledView)).toEqual(sequential.map(settledView));
+    const first = together[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof listTransitions>>>;
+    expect(first.value.nodes.map((t) => t.id)).toEqual([`${scope}-t50`, `${scope}-t38`, `${scope}-t26`]);
+    expect(first.value.hasNextPage).toBe(true);
+    expect(settledView(together[6]!)).toMatch(/NOT_FOUND|not found/);
+    expect(settledView(together[7]!)).toMatch(/ambiguous/);
+
+    // Pages by resource id share a statement too.
+    counting.reset();
+    const byId = await Promise.all(
+      [0, 1, 2].map((i) => listTransitions(counting.driver, { resourceId: vm(i), first: 2 })),
+    );
+    expect(counting.count()).toBe(1);
+    expect(byId.map((p) => p.nodes.map((t) => t.id))).toEqual(
+      await alone(
+        [0, 1, 2].map(
+          (i) => async () => (await listTransitions(driver, { resourceId: vm(i), first: 2 })).nodes.map((t) => t.id),
+        ),
+      ),
+    );
+  });
+
+  it('walks from several starts: each its own reach', async () => {
+    const counting = countingDriver(driver);
+    const starts = [host(0), host(1), 'proxmox:nothing/node/x', host(2)];
+    const expected = await alone(starts.map((s) => () => traverseFrom(driver, s, 'dependents', 3)));
+    counting.reset();
+    const together = await Promise.all(starts.map((s) => traverseFrom(counting.driver, s, 'dependents', 3)));
+    expect(counting.count()).toBe(1);
+    expect(together).toEqual(expected);
+    expect(together[0]!.reached.map((r) => r.resource.id)).toHaveLength(VMS / HOSTS);
+    expect(together[2]).toEqual({ root: null, reached: [] });
+  });
+
+  it('different shared parameters do not share a statement', async () => {
+    const counting = countingDriver(driver);
+    await Promise.all([
+      listTransitions(counting.driver, { resourceId: vm(0), first: 2 }),
+      listTransitions(counting.driver, { resourceId: vm(1), first: 5 }),
+      listTransitions(counting.driver, { resourceId: vm(2), first: 2 }),
+    ]);
+    expect(counting.count()).toBe(2);
+  });
+
+  it('a value Neo4j refuses fails only the caller that sent it', async () => {
+    const values = [4, 0, 5];
+    const answers = await Promise.all(
+      values.map((x) =>
+        coalescedRead(driver, 'RETURN 20 / toInteger($x) AS v', { x }, ['x']).then(
+          (r) => r.records.map((rec) => Number(rec.get('v'))),
+          (err: { code?: string }) => err.code,
+        ),
+      ),
+    );
+    expect(answers).toEqual([[5], 'Neo.ClientError.Statement.ArithmeticError', [4]]);
+  });
+
+  it('callers asking the same share a row: asked once, answered to each', async () => {
+    const { spy, seen } = spying();
+    const ids = [vm(5), vm(6), vm(5), vm(5), vm(6), vm(7)];
+    const found = await Promise.all(ids.map((id) => getResourceById(spy, id)));
+    expect(found.map((r) => r?.id)).toEqual(ids);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.params.__rows).toEqual([{ id: vm(5) }, { id: vm(6) }, { id: vm(7) }]);
+  });
+
+  it('a lone caller runs its own statement, unchanged', async () => {
+    const { spy, seen } = spying();
+    const r = await coalescedRead(spy, 'RETURN $x AS v', { x: 1 }, ['x']);
+    expect(Number(r.records[0]!.get('v'))).toBe(1);
+    expect(seen.map((s) => s.cypher)).toEqual(['RETURN $x AS v']);
+  });
+});
+
+/** The driver, recording each auto-commit statement it is given (text and parameters). */
+function spying() {
+  const seen: { cypher: string; params: Record<string, unknown> }[] = [];
+  const spy = new Proxy(driver, {
+    get(target, prop) {
+      if (prop !== 'session') return Reflect.get(target, prop);
+      return (...args: Parameters<typeof driver.session>) => {
+        const s = target.session(...args);
+        return new Proxy(s, {
+          get: (t, p) =>
+            p === 'run'
+              ? (cypher: string, params: Record<string, unknown>) => (
+                  seen.push({ cypher, params }),
+                  t.run(cypher, params)
+                )
+              : typeof Reflect.get(t, p) === 'function'
+                ? (Reflect.get(t, p) as (...a: unknown[]) => unknown).bind(t)
+                : Reflect.get(t, p),
+        });
+      };
+    },
+  });
+  return { spy, seen };
+}
+
+const fulfilled = <T>(value: T): PromiseFulfilledResult<T> => ({ status: 'fulfilled', value });
+const rejected = (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason });
+
+/** A settled answer as comparable data: the value, or the error's code and message. */
+function settledView(s: PromiseSettledResult<unknown>): unknown {
+  if (s.status === 'fulfilled') return s.value;
+  const e = s.reason as { code?: string; message?: string };
+  return `${e.code ?? ''} ${e.message ?? ''}`;
+}
