@@ -5,9 +5,10 @@
  * recorded decision and an audit line per question) and an idempotent createRelationship (audited).
  * Three phases in one run: reads, reads again (memory must stay flat across the two), then the
  * mix — compared side by side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU
- * per request, and the process's RSS before and after each phase (client and service share it).
- * The agents speak HTTP/1.1 keep-alive through node:http (fetch costs the shared cores ~2× as much
- * per request as the client side of a real agent would, which runs elsewhere).
+ * per request (aitia, the agents, Neo4j), and the service's RSS before and after each phase. The
+ * agents run in a process of their own (bench/load-agents.ts), so their HTTP client work does not
+ * share the service's event loop, and speak HTTP/1.1 keep-alive through node:http (fetch costs the
+ * shared cores ~2× as much per request).
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
@@ -113,7 +114,8 @@ try {
   const { url } = await listen(server, '127.0.0.1', 0);
 
   // The agents run in their own process (bench/load-agents.ts), as real agents would.
-  child = fork(fileURLToPath(new URL('./load-agents.js', import.meta.url)), [], { stdio: 'inherit' });
+  // A plain Node: not this process's flags (the service's heap tuning, a profiler).
+  child = fork(fileURLToPath(new URL('./load-agents.js', import.meta.url)), [], { stdio: 'inherit', execArgv: [] });
   const setup: AgentsSetup = { url, token, scope, vms: VMS, hosts: HOSTS, services: SERVICES };
   child.send({ setup });
   const ask = (req: PhaseRequest) =>
