@@ -4,10 +4,10 @@ import { readQuery } from './statements.js';
 /**
  * The same read asked for by concurrent requests, sent to Neo4j as one statement. Under load most
  * of a small read's cost is per statement, not per row: the driver's session, packing and socket
- * write in this process, and Neo4j's transaction and result set (measured: ~1.5 ms of Neo4j CPU and
- * ~0.7 ms of ours per lookup one by one, ~0.1 and ~0.05 per lookup twelve to a statement). Reads of
- * one statement text and the same shared parameters, asked in the same turn of the event loop, are
- * run together as
+ * write in this process, and Neo4j's transaction and result set (measured with 50 concurrent
+ * lookups by slug: 1.5–2.5 ms of Neo4j CPU and 0.4–0.8 ms of ours per lookup one by one, 0.1–0.25
+ * and ~0.05 about fourteen to a statement). Reads of one statement text and the same shared
+ * parameters, asked in the same turn of the event loop, are run together as
  *
  *   UNWIND range(0, size($__rows) - 1) AS __i
  *   CALL (__i) { WITH $__rows[__i] AS __row <the statement, each per-call $p read as __row.p> }
@@ -15,13 +15,14 @@ import { readQuery } from './statements.js';
  *
  * and each caller gets back exactly the records its own statement would have returned, in their
  * order (the subquery runs once per row, so its ORDER BY and LIMIT stay per caller; callers with
- * the same parameters share a row). A lone
- * caller runs its own statement unchanged, so an idle service answers as before. It is a read,
- * with readQuery's bookmarks: every caller's earlier writes are visible, since it asked after they
- * were acknowledged.
+ * the same parameters share a row). A lone caller runs its own statement unchanged, so an idle
+ * service answers as before. It is a read, with readQuery's bookmarks: every caller's earlier
+ * writes are visible, since it asked after they were acknowledged.
  *
  * Per-call parameters must be used before the statement's first WITH that drops `__row` from
- * scope; the others must be equal to share a statement (they become part of its key).
+ * scope; the others must be equal to share a statement (they become part of its key). Waiting for
+ * a fuller statement was measured and dropped: at most 4 callers per statement, or at most 1–2
+ * statements of a read in flight, gained nothing on bench:load (fewer req/s for the former).
  */
 
 /** Callers per statement at most: larger groups are split (a bound on one statement's result). */
