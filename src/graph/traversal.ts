@@ -70,8 +70,8 @@ export interface TraverseView {
 export const FULL_VIEW: TraverseView = { resources: 'full', path: true };
 
 // A list, not a map: the driver decodes no keys (a walk may reach thousands of resources). The
-// identity view's row is flat ([id, kind, name, provider, depth]): one list per resource reached.
-const IDENTITY_ROW = '[n.id, n.kind, n.name, n.provider, length(p)]';
+// identity view's row is flat ([id, kind, name, provider, depth, path]): no list inside a list.
+const IDENTITY = 'n.id, n.kind, n.name, n.provider';
 const PATH = `[i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,
               name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}]`;
 
@@ -90,11 +90,7 @@ export async function traverseFrom(
 ): Promise<{ root: ResourceRecord | null; reached: Reached[] }> {
   const q = depthQuantifier(maxDepth);
   const identity = view.resources === 'identity';
-  const row = identity
-    ? view.path
-      ? `[${IDENTITY_ROW}, ${PATH}]`
-      : IDENTITY_ROW
-    : `[properties(n), length(p), ${view.path ? PATH : '[]'}]`;
+  const row = `[${identity ? IDENTITY : 'properties(n)'}, length(p), ${view.path ? PATH : '[]'}]`;
   // The far end is left unlabelled: only resources carry impact edges, and a label there makes
   // the planner try a shortest path into every resource in the graph instead of expanding from x.
   const { records } = await coalescedRead(
@@ -111,21 +107,14 @@ export async function traverseFrom(
   const found = records[0];
   if (!found) return { root: null, reached: [] };
   const rows = found.get('reached') as unknown[][];
-  const reached: Reached[] = identity
-    ? rows.map((r) => {
-        const [ident, path] = view.path ? (r as [unknown[], unknown]) : [r, null];
-        const [rid, kind, name, provider, depth] = ident as [string, Kind, string | null, Provider, unknown];
-        return {
-          resource: identityResource(rid, kind, name ?? '', provider),
-          depth: toPlain(depth) as number,
-          path: path === null ? [] : (toPlain(path) as PathStep[]),
-        };
-      })
-    : rows.map(([n, depth, path]) => ({
-        resource: resourceFromProperties(n),
-        depth: toPlain(depth) as number,
-        path: toPlain(path) as PathStep[],
-      }));
+  const reached: Reached[] = rows.map((r) => {
+    const [rid, kind, name, provider] = r as [string, Kind, string | null, Provider];
+    return {
+      resource: identity ? identityResource(rid, kind, name ?? '', provider) : resourceFromProperties(r[0]),
+      depth: toPlain(r[r.length - 2]) as number,
+      path: toPlain(r[r.length - 1]) as PathStep[],
+    };
+  });
   // Nearest first, then by kind, name and id: sorted here, where it costs Neo4j nothing.
   reached.sort(
     (a, b) =>
