@@ -1,4 +1,4 @@
-import { badInput, type Kind, type Provider, type RelationshipType, type ResourceRecord } from '../model/index.js';
+import { badInput, type Kind, providerOfId, type RelationshipType, type ResourceRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { identityResource, resourceFromProperties } from './resources.js';
 import { coalescedRead } from './coalesced-read.js';
@@ -58,9 +58,10 @@ export interface Reached {
 }
 
 /**
- * What a walk sends back. `resources: 'identity'` reads only id, kind, name and provider of each
- * reached resource (the other fields of its record are placeholders): for a caller that asked for
- * nothing else, it saves Neo4j and the driver the work of every property of every resource reached.
+ * What a walk sends back. `resources: 'identity'` reads only id, kind and name of each reached
+ * resource (its provider is its id's prefix; the other fields of its record are placeholders): for
+ * a caller that asked for nothing else, it saves Neo4j and the driver the work of every other
+ * property of every resource reached.
  */
 export interface TraverseView {
   resources: 'full' | 'identity';
@@ -70,10 +71,44 @@ export interface TraverseView {
 export const FULL_VIEW: TraverseView = { resources: 'full', path: true };
 
 // A list, not a map: the driver decodes no keys (a walk may reach thousands of resources). The
-// identity view's row is flat ([id, kind, name, provider, depth, path]): no list inside a list.
-const IDENTITY = 'n.id, n.kind, n.name, n.provider';
+// row is flat ([id, kind, name, depth, path] or [properties, depth, path]): no list inside a list.
+const READ: Record<TraverseView['resources'], string> = { full: 'properties(n)', identity: 'n.id, n.kind, n.name' };
 const PATH = `[i IN range(0, length(p) - 1) | {type: type(relationships(p)[i]), id: nodes(p)[i + 1].id,
               name: nodes(p)[i + 1].name, kind: nodes(p)[i + 1].kind}]`;
+
+/**
+ * The statement of a walk: the start's properties and one row per resource reached. With paths,
+ * one shortest path each (ANY SHORTEST over the hops of {@link impactHops}). Without, the depth
+ * alone, by a breadth-first expansion of the impact edges in the walk's direction, which Neo4j
+ * runs as a pruning BFS at ~60 % of the shortest-path search's CPU (bench:load's host walks:
+ * 1.3–1.8 vs 2.0–3.4 ms) — but it cannot follow MANIFESTS_AS either way. So it stands only when
+ * no MANIFESTS_AS edge leaves the start or any resource it reached short of maxDepth (where a
+ * walk could take one): then no walk path has one and both searches reach the same resources at
+ * the same depths. Otherwise the shortest-path search answers.
+ */
+function walkCypher(direction: 'dependents' | 'dependencies', maxDepth: number, view: TraverseView): string {
+  const hops = impactHops(direction, depthQuantifier(maxDepth));
+  const read = READ[view.resources];
+  const shortest = `COLLECT {
+       MATCH p = ANY SHORTEST (x)${hops}(n)
+       WHERE n <> x
+       RETURN [${read}, length(p), ${view.path ? PATH : '[]'}]
+     }`;
+  // The far end is left unlabelled: only resources carry impact edges, and a label there makes
+  // the planner try a shortest path into every resource in the graph instead of expanding from x.
+  if (view.path) return `MATCH (x:Resource {id: $id}) RETURN properties(x) AS root, ${shortest} AS reached`;
+  const [left, right] = direction === 'dependents' ? ['<-', '-'] : ['-', '->'];
+  const twin = (node: string) => `EXISTS { (${node})-[t:MANIFESTS_AS]-() WHERE t.missingSince IS NULL }`;
+  return `MATCH (x:Resource {id: $id})
+     CALL (x) {
+       MATCH p = (x)${left}[rs:${IMPACT_TYPES.join('|')}*1..${maxDepth}]${right}(n)
+       WHERE n <> x AND all(r IN rs WHERE r.missingSince IS NULL)
+       WITH n, min(length(p)) AS depth
+       RETURN collect([${read}, depth, []]) AS along,
+              any(m IN collect(CASE WHEN depth < ${maxDepth} THEN n END) WHERE ${twin('m')}) AS twins
+     }
+     RETURN properties(x) AS root, CASE WHEN twins OR ${twin('x')} THEN ${shortest} ELSE along END AS reached`;
+}
 
 /**
  * Everything reached from `id` within `maxDepth` hops over the impact edges (and MANIFESTS_AS),
@@ -88,33 +123,15 @@ export async function traverseFrom(
   maxDepth: number,
   view: TraverseView = FULL_VIEW,
 ): Promise<{ root: ResourceRecord | null; reached: Reached[] }> {
-  const q = depthQuantifier(maxDepth);
-  const identity = view.resources === 'identity';
-  const row = `[${identity ? IDENTITY : 'properties(n)'}, length(p), ${view.path ? PATH : '[]'}]`;
-  // The far end is left unlabelled: only resources carry impact edges, and a label there makes
-  // the planner try a shortest path into every resource in the graph instead of expanding from x.
-  const { records } = await coalescedRead(
-    driver,
-    `MATCH (x:Resource {id: $id})
-     RETURN properties(x) AS root, COLLECT {
-       MATCH p = ANY SHORTEST (x)${impactHops(direction, q)}(n)
-       WHERE n <> x
-       RETURN ${row}
-     } AS reached`,
-    { id },
-    ['id'],
-  );
+  const { records } = await coalescedRead(driver, walkCypher(direction, maxDepth, view), { id }, ['id']);
   const found = records[0];
   if (!found) return { root: null, reached: [] };
   const rows = found.get('reached') as unknown[][];
-  const reached: Reached[] = rows.map((r) => {
-    const [rid, kind, name, provider] = r as [string, Kind, string | null, Provider];
-    return {
-      resource: identity ? identityResource(rid, kind, name ?? '', provider) : resourceFromProperties(r[0]),
-      depth: toPlain(r[r.length - 2]) as number,
-      path: toPlain(r[r.length - 1]) as PathStep[],
-    };
-  });
+  const reached: Reached[] = rows.map((r) => ({
+    resource: recordOf(view.resources, r),
+    depth: toPlain(r[r.length - 2]) as number,
+    path: toPlain(r[r.length - 1]) as PathStep[],
+  }));
   // Nearest first, then by kind, name and id: sorted here, where it costs Neo4j nothing.
   reached.sort(
     (a, b) =>
@@ -124,6 +141,13 @@ export async function traverseFrom(
       byText(a.resource.id, b.resource.id),
   );
   return { root: resourceFromProperties(found.get('root')), reached };
+}
+
+function recordOf(read: TraverseView['resources'], row: unknown[]): ResourceRecord {
+  if (read === 'full') return resourceFromProperties(row[0]);
+  const [id, kind, name] = row as [string, Kind, string | null];
+  // The model refuses a resource whose provider is not its id's prefix.
+  return identityResource(id, kind, name ?? '', providerOfId(id)!);
 }
 
 /** What a walk from `id` reaches, every field read (nothing when no resource has that id). */
