@@ -34,7 +34,8 @@ export function resourceId(provider: Provider, ...segments: Array<string | numbe
 
 /** The provider named by an id's prefix. */
 export function providerOfId(id: string): Provider | null {
-  const prefix = id.split(':', 1)[0];
+  // Called for every resource a walk reaches: a slice, not split's array.
+  const prefix = id.slice(0, id.indexOf(':'));
   return prefix === 'proxmox' || prefix === 'vcenter' || prefix === 'manual' ? prefix : null;
 }
 
