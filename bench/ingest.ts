@@ -90,7 +90,10 @@ try {
   // files, untimed, at full size: otherwise whichever loader goes first grows the files and the
   // other reuses the freed records after the wipe. Two rounds, each loader first once: after one,
   // the first timed round still ran ~1.5× slower than the later ones, for both loaders.
-  for (const [w, order] of [['warm-a', 'aitia'], ['warm-b', 'reference']] as const) {
+  for (const [w, order] of [
+    ['warm-a', 'aitia'],
+    ['warm-b', 'reference'],
+  ] as const) {
     const warm = shapeOf(w);
     const warmAitia = () => loadAitia(neo.driver, warm, w);
     const warmReference = () => loadReference(neo.driver, warm.reference, BATCH, w);
