@@ -6,14 +6,13 @@ import { createGraphqlApp } from '../../../src/server/app.js';
 import { addToken, TokenStore } from '../../../src/services/token-store.js';
 import { countingDriver } from '../../../src/graph/driver.js';
 import { createFeedBus } from '../../../src/pipeline/bus.js';
+import { tempDirs } from '../../support/temp.js';
 import { useGraph } from '../../support/graph.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { driver, scope } = useGraph();
 const counted = countingDriver(driver);
-const tokensFile = join(mkdtempSync(join(tmpdir(), 'aitia-dl-')), 'tokens.json');
+const tokensFile = join(tempDirs()('aitia-dl'), 'tokens.json');
 const token = addToken(tokensFile, 'dl-agent', 'agent');
 const app = createGraphqlApp(
   {

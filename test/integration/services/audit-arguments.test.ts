@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertResources } from '../../../src/graph/resources.js';
@@ -15,6 +13,7 @@ import { createRelationship, removeRelationship } from '../../../src/services/re
 import { setLifecycle, updateEntityAttributes } from '../../../src/services/resources.js';
 import { TokenStore } from '../../../src/services/token-store.js';
 import { createToken, revokeToken } from '../../../src/services/tokens.js';
+import { tempDirs } from '../../support/temp.js';
 import { useGraph } from '../../support/graph.js';
 import { auditOf, failingStatements, principalOf, serviceDeps, withAuditDown } from '../../support/services.js';
 
@@ -25,7 +24,7 @@ import { auditOf, failingStatements, principalOf, serviceDeps, withAuditDown } f
 const { driver, scope } = useGraph();
 const deps = {
   ...serviceDeps(driver, await loadStartupPolicy(undefined)),
-  tokens: new TokenStore(join(mkdtempSync(join(tmpdir(), 'aitia-audit-args-')), 'tokens.json')),
+  tokens: new TokenStore(join(tempDirs()('aitia-audit-args'), 'tokens.json')),
 };
 const web = `proxmox:${scope}/qemu/201`;
 const db = `proxmox:${scope}/qemu/202`;

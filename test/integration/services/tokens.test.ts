@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expiryFromDuration } from '../../../src/cli/tokens.js';
@@ -13,12 +11,14 @@ import {
   revokeToken,
 } from '../../../src/services/tokens.js';
 import { auditOf, principalOf, serviceDeps } from '../../support/services.js';
+import { tempDirs } from '../../support/temp.js';
 import { useGraph } from '../../support/graph.js';
 
 const NOW = new Date('2026-05-14T02:00:00Z');
 
 /** Service deps over a fresh tokens file, recording audit lines and warnings. */
 const { driver, scope } = useGraph();
+const tempDir = tempDirs();
 const operator = principalOf(scope, 'operator');
 const agent = principalOf(scope, 'agent');
 /** Token names hold the file's scope, so the audit lines written under them go with its data. */
@@ -29,7 +29,7 @@ function tokenDeps(now: () => Date = () => NOW) {
   const deps = serviceDeps(driver);
   const warnings: Array<Record<string, unknown>> = [];
   deps.log = { ...deps.log, warn: (obj: Record<string, unknown>) => warnings.push(obj) } as never;
-  deps.tokens = new TokenStore(join(mkdtempSync(join(tmpdir(), 'aitia-tokens-svc-')), 'tokens.json'), { now });
+  deps.tokens = new TokenStore(join(tempDir('aitia-tokens-svc'), 'tokens.json'), { now });
   return { deps, warnings, store: deps.tokens };
 }
 

@@ -2,19 +2,19 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDirs } from '../../support/temp.js';
 import { TokenStore, addToken, readTokensFile } from '../../../src/services/token-store.js';
 
-const newFile = () => join(mkdtempSync(join(tmpdir(), 'aitia-tokens-')), 'config', 'tokens.json');
+const tempDir = tempDirs();
+const newFile = () => join(tempDir('aitia-tokens'), 'config', 'tokens.json');
 
 /** A logger that keeps what it is told. */
 function recorder() {
@@ -39,7 +39,7 @@ describe('tokens file', () => {
   });
 
   it('a directory where the file should be (as Docker leaves one) is named as such', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'aitia-tokens-')), 'tokens.json');
+    const dir = join(tempDir('aitia-tokens'), 'tokens.json');
     mkdirSync(dir);
     expect(() => readTokensFile(dir)).toThrow(`tokens file ${dir}: is a directory, not a file`);
     expect(() => addToken(dir, 'admin', 'operator')).toThrow('is a directory');
