@@ -5,10 +5,10 @@
  * recorded decision and an audit line per question) and an idempotent createRelationship (audited).
  * Three phases in one run: reads, reads again (memory must stay flat across the two), then the
  * mix — compared side by side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU
- * per request (aitia, the agents, Neo4j), and the service's RSS before and after each phase. The
- * agents run in a process of their own (bench/load-agents.ts), so their HTTP client work does not
- * share the service's event loop, and speak HTTP/1.1 keep-alive through node:http (fetch costs the
- * shared cores ~2× as much per request).
+ * per request (aitia, the agents, Neo4j), and the service's RSS before and after each phase and
+ * its live heap after it (a full GC first). The agents run in a process of their own
+ * (bench/load-agents.ts), so their HTTP client work does not share the service's event loop, and
+ * speak HTTP/1.1 keep-alive through node:http (fetch costs the shared cores ~2× as much per request).
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
@@ -41,6 +41,11 @@ const neo = await benchNeo4j();
 const scope = `bench-load-${Date.now()}`;
 const tmp = mkdtempSync(join(tmpdir(), 'aitia-bench-load-'));
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
+/** The heap still reachable: after a full collection when run with --expose-gc (npm run bench:load). */
+const liveHeapMb = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
 let child: ChildProcess | undefined;
 
 /** Runs `work` under the V8 profiler when AITIA_BENCH_PROFILE names a file to write the profile to. */
@@ -146,6 +151,7 @@ try {
     perOp: Map<string, number[]>;
     rssBefore: number;
     rssAfter: number;
+    /** The live heap after the phase (after a full GC when exposed), MB. */
     heapAfter: number;
     /** The service process's CPU per request, ms. */
     cpuMsPerRequest: number;
@@ -181,7 +187,7 @@ try {
       perOp,
       rssBefore,
       rssAfter: rssMb(),
-      heapAfter: process.memoryUsage().heapUsed / 2 ** 20,
+      heapAfter: liveHeapMb(),
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / n,
       agentsCpuMsPerRequest: report.cpuMs / n,
       neoCpuMsPerRequest: neoCpuBefore === null || neoCpuAfter === null ? null : (neoCpuAfter - neoCpuBefore) / n,
@@ -215,7 +221,7 @@ try {
     `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
   );
   console.log(
-    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   heap MB',
+    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   live heap MB',
   );
   for (const p of [reads1, reads2, mixed]) {
     console.log(
@@ -238,7 +244,7 @@ try {
   const errors = reads1.errors + reads2.errors + mixed.errors;
   if (errors > 0) console.log(`\nfirst error: ${reads1.firstError ?? reads2.firstError ?? mixed.firstError}`);
   console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)}`,
+    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)}`,
   );
 } finally {
   child?.kill();
