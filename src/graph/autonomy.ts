@@ -1,7 +1,8 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import type { ActionAuthorizedRecord, AutonomyState } from '../model/index.js';
 import { type AuditInput, writeWithAudit } from './audit.js';
-import { readQuery, toPlain } from './statements.js';
+import { coalescedRead } from './coalesced-read.js';
+import { toPlain } from './statements.js';
 
 /*
  * The kill switch and the breaker, one `(:AutonomySwitch {id: 'global'})`, and the authorization
@@ -32,7 +33,8 @@ export async function readAutonomy(tx: ManagedTransaction): Promise<AutonomyStat
 
 /** The kill switch as stored; normal when it was never set. */
 export async function autonomyState(driver: Driver): Promise<AutonomyState> {
-  return autonomyOf((await readQuery(driver, READ_AUTONOMY)).records);
+  // Every gate question reads it: concurrent ones share one statement.
+  return autonomyOf((await coalescedRead(driver, READ_AUTONOMY, {}, [])).records);
 }
 
 /**
@@ -97,21 +99,23 @@ export async function authorizationHistory(
   driver: Driver,
   q: { targetId: string; action: string; since: string | null; autoSince: string | null },
 ): Promise<AuthorizationHistory> {
-  const { records } = await readQuery(
+  const { records } = await coalescedRead(
     driver,
     `OPTIONAL MATCH (x:ActionAuthorized {targetId: $targetId, action: $action})
      WHERE $since IS NOT NULL AND x.at >= datetime($since)
      WITH x ORDER BY x.at DESC LIMIT 1
      RETURN properties(x) AS last`,
     { targetId: q.targetId, action: q.action, since: q.since },
+    ['targetId', 'action', 'since'],
   );
   const last = (records[0]?.get('last') as unknown) ?? null;
   let autoCount = 0;
   if (q.autoSince !== null) {
-    const counted = await readQuery(
+    const counted = await coalescedRead(
       driver,
       `MATCH (x:ActionAuthorized) WHERE x.at >= datetime($autoSince) AND x.source = 'auto' RETURN count(x) AS n`,
       { autoSince: q.autoSince },
+      ['autoSince'],
     );
     autoCount = toPlain(counted.records[0]?.get('n')) as number;
   }

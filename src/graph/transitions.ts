@@ -19,7 +19,7 @@ import { writeAuditTx, type AuditInput } from './audit.js';
 import { appendFeedTx } from './feed.js';
 import { oneRefId, refIdsCypher, type ResourceRef } from './resources.js';
 import { coalescedRead } from './coalesced-read.js';
-import { int, isoNow, newestFirst, readQuery, toPlain, type KeysetPage } from './statements.js';
+import { int, isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 
@@ -355,7 +355,8 @@ export async function latestTransitions(
   resourceIds: readonly string[],
 ): Promise<Map<string, TransitionRecord>> {
   if (resourceIds.length === 0) return new Map();
-  const { records } = await readQuery(
+  // The gate reads it for every question: concurrent ones share one statement.
+  const { records } = await coalescedRead(
     driver,
     `UNWIND $ids AS rid
      CALL (rid) {
@@ -364,6 +365,7 @@ export async function latestTransitions(
      }
      RETURN properties(t) AS t`,
     { ids: [...new Set(resourceIds)] },
+    ['ids'],
   );
   const found = records.map((r) => transitionFromProperties(r.get('t')));
   return new Map(found.map((t) => [t.resourceId, t]));

@@ -130,6 +130,23 @@ async function inInput<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Both ends of an edge named in an input, looked up together (concurrent look-ups share one
+ * statement); when both are refused, the source's refusal is the one reported, as if looked up first.
+ */
+async function endsOf(
+  deps: ServiceDeps,
+  input: { source: string; target: string },
+): Promise<[ResourceRecord, ResourceRecord]> {
+  const [source, target] = await Promise.allSettled([
+    resolveInputRef(deps, input.source, 'input.source'),
+    resolveInputRef(deps, input.target, 'input.target'),
+  ]);
+  if (source.status === 'rejected') throw source.reason;
+  if (target.status === 'rejected') throw target.reason;
+  return [source.value, target.value];
+}
+
 /** An edge a principal declares between two resources named by id or slug. */
 export interface DeclaredEdge {
   source: string;
@@ -159,8 +176,7 @@ export function createRelationship(
       assertCan(principal, 'relationship:declare');
       const evidence = evidenceProblem(input.evidence);
       if (evidence) throw badInput('input.evidence', evidence);
-      const source = await resolveInputRef(deps, input.source, 'input.source');
-      const target = await resolveInputRef(deps, input.target, 'input.target');
+      const [source, target] = await endsOf(deps, input);
       if (source.lifecycle === 'destroyed')
         throw badInput('input.source', `resource ${source.id} is destroyed: it takes no more writes`);
       if (source.id === target.id)
@@ -210,8 +226,7 @@ export function removeRelationship(
     [input.source, input.target],
     async (ok) => {
       assertCan(principal, 'relationship:remove');
-      const source = await resolveInputRef(deps, input.source, 'input.source');
-      const target = await resolveInputRef(deps, input.target, 'input.target');
+      const [source, target] = await endsOf(deps, input);
       return edges.removeRelationship(
         deps.driver,
         {

@@ -3,7 +3,8 @@ import { coalescedRead } from '../../../src/graph/coalesced-read.js';
 import { countingDriver } from '../../../src/graph/driver.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { getResourceById, getResourcesBySlug, upsertResources } from '../../../src/graph/resources.js';
-import { listTransitions } from '../../../src/graph/transitions.js';
+import { authorizationHistory, autonomyState } from '../../../src/graph/autonomy.js';
+import { latestTransitions, listTransitions } from '../../../src/graph/transitions.js';
 import { traverseFrom } from '../../../src/graph/traversal.js';
 import { useGraph } from '../../support/graph.js';
 
@@ -129,6 +130,36 @@ describe('coalescedRead — concurrent reads share one statement, each caller ge
     expect(together).toEqual(expected);
     expect(together[0]!.reached.map((r) => r.resource.id)).toHaveLength(VMS / HOSTS);
     expect(together[2]).toEqual({ root: null, reached: [] });
+  });
+
+  it("the gate's reads (kill switch, authorization history, last change) asked at once", async () => {
+    await driver.executeQuery(
+      `UNWIND range(0, 5) AS i
+       CREATE (:ActionAuthorized {targetId: $prefix + (100 + i % 3), action: 'restart', source: 'auto',
+                                  at: datetime('2026-11-30T12:00:00Z') + duration({minutes: i})})`,
+      { prefix: `proxmox:${scope}/qemu/` },
+    );
+    const history = (i: number, since: string | null) => (d: typeof driver) =>
+      authorizationHistory(d, { targetId: vm(i), action: 'restart', since, autoSince: since });
+    const asks: Array<(d: typeof driver) => Promise<unknown>> = [
+      (d: typeof driver) => autonomyState(d),
+      (d: typeof driver) => autonomyState(d),
+      history(0, '2026-11-30T12:00:00Z'),
+      history(1, '2026-11-30T12:02:00Z'),
+      history(2, null),
+      history(4, '2026-11-30T12:00:00Z'),
+      (d: typeof driver) => latestTransitions(d, [vm(0), vm(1)]),
+      (d: typeof driver) => latestTransitions(d, [vm(2), 'proxmox:nothing/qemu/1']),
+    ];
+    const expected = await alone(asks.map((ask) => () => ask(driver)));
+    const counting = countingDriver(driver);
+    const together = await Promise.all(asks.map((ask) => ask(counting.driver)));
+    expect(together).toEqual(expected);
+    // One statement per text: the kill switch, the last authorization, the auto count, the last changes.
+    expect(counting.count()).toBe(4);
+    expect(expected[2]).toMatchObject({ last: { targetId: vm(0), action: 'restart' }, autoCount: 6 });
+    expect(expected[4]).toEqual({ last: null, autoCount: 0 });
+    expect([...(expected[6] as Map<string, unknown>).keys()].sort()).toEqual([vm(0), vm(1)]);
   });
 
   it('different shared parameters do not share a statement', async () => {

@@ -66,6 +66,9 @@ describe('createRelationship decides before it writes', () => {
       `input.target: ${scoped('vm:gone')} is destroyed: nothing may depend on it`,
     ],
     ['vm:nope', 'vm:db', 'input.source', `input.source: no resource ${scoped('vm:nope')}`],
+    ['service:web', 'vm:nope', 'input.target', `input.target: no resource ${scoped('vm:nope')}`],
+    // Both ends unknown (looked up together): the source's refusal is the one reported.
+    ['vm:nope', 'vm:nada', 'input.source', `input.source: no resource ${scoped('vm:nope')}`],
   ])('%s DEPENDS_ON %s → BAD_USER_INPUT %s, audited as refused', async (from, to, field, message) => {
     const agent = principalOf(scope, 'agent');
     const source = scoped(from);
