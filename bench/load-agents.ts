@@ -21,6 +21,8 @@ export interface PhaseRequest {
   agents: number;
   seconds?: number;
   count?: number;
+  /** Another server of the same service to send this phase to (default: the setup's). */
+  url?: string;
 }
 
 export interface PhaseReport {
@@ -77,10 +79,9 @@ export function operations(s: Omit<AgentsSetup, 'url' | 'token'>): Op[] {
 function runAgents(setup: AgentsSetup) {
   const all = new Map(operations(setup).map((o) => [o.name, o]));
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const endpoint = new URL(`${setup.url}/graphql`);
 
   /** One GraphQL POST over a kept-alive connection; anything but 200 without errors throws. */
-  function call(op: Op, i: number): Promise<void> {
+  function call(endpoint: URL, op: Op, i: number): Promise<void> {
     const payload = JSON.stringify({ query: op.query, variables: op.vars(i) });
     return new Promise((resolve, reject) => {
       const req = request(
@@ -113,6 +114,7 @@ function runAgents(setup: AgentsSetup) {
 
   return async function phase(p: PhaseRequest): Promise<PhaseReport> {
     const ops = p.ops.map((n) => all.get(n)!);
+    const endpoint = new URL(`${p.url ?? setup.url}/graphql`);
     const perOp: Record<string, number[]> = Object.fromEntries(ops.map((o) => [o.name, []]));
     let errors = 0;
     let firstError: string | null = null;
@@ -128,7 +130,7 @@ function runAgents(setup: AgentsSetup) {
           const op = ops[(i + a) % ops.length]!;
           const t0 = performance.now();
           try {
-            await call(op, i);
+            await call(endpoint, op, i);
             perOp[op.name]!.push(performance.now() - t0);
           } catch (err) {
             errors++;

@@ -3,8 +3,9 @@
  * time, speaking GraphQL over loopback like agents do. The read mix: resource by slug, dependents
  * to depth 3, transitions of a resource. The mixed phase adds what writes: classifyAction (a
  * recorded decision and an audit line per question) and an idempotent createRelationship (audited).
- * Three phases in one run: reads, reads again (memory must stay flat across the two), then the
- * mix — compared side by side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU
+ * Four phases in one run: reads, reads again (memory must stay flat across the two), the reads on
+ * a second server of the same service that runs every operation on graphql-js (what compiled
+ * operations save), then the mix — compared side by side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU
  * per request (aitia, the agents, Neo4j), and the service's RSS before and after each phase and
  * its live heap after it (a full GC first). The agents run in a process of their own
  * (bench/load-agents.ts), so their HTTP client work does not share the service's event loop, and
@@ -106,17 +107,18 @@ try {
   const tokensFile = join(tmp, 'tokens.json');
   const token = addToken(tokensFile, `bench-agent-${scope}`, 'agent');
   const counting = countingDriver(neo.driver);
-  const server = createHttpServer(
-    {
-      driver: counting.driver,
-      log: createLogger('silent'),
-      version: 'bench',
-      policy: await loadStartupPolicy(undefined),
-      bus: createFeedBus(),
-    },
-    new TokenStore(tokensFile),
-  );
+  const deps = {
+    driver: counting.driver,
+    log: createLogger('silent'),
+    version: 'bench',
+    policy: await loadStartupPolicy(undefined),
+    bus: createFeedBus(),
+  };
+  const server = createHttpServer(deps, new TokenStore(tokensFile));
   const { url } = await listen(server, '127.0.0.1', 0);
+  // The same service with every operation on graphql-js's executor, for the comparison phase.
+  const interpreted = createHttpServer(deps, new TokenStore(tokensFile), { compileAfter: Infinity });
+  const { url: interpretedUrl } = await listen(interpreted, '127.0.0.1', 0);
 
   // The agents run in their own process (bench/load-agents.ts), as real agents would.
   // A plain Node: not this process's flags (the service's heap tuning, a profiler).
@@ -165,12 +167,12 @@ try {
   }
 
   /** AGENTS loops, each issuing one request after another until the phase's time is up. */
-  async function phase(label: string, ops: string[]): Promise<Phase> {
+  async function phase(label: string, ops: string[], at?: string): Promise<Phase> {
     const rssBefore = rssMb();
     const cpuBefore = process.cpuUsage();
     const neoCpuBefore = neo.cpuMs();
     counting.reset();
-    const report = await ask({ ops, agents: AGENTS, seconds: SECONDS });
+    const report = await ask({ ops, agents: AGENTS, seconds: SECONDS, ...(at ? { url: at } : {}) });
     const statementCount = counting.count();
     const cpu = process.cpuUsage(cpuBefore);
     const neoCpuAfter = neo.cpuMs();
@@ -208,14 +210,20 @@ try {
     statements.set(op, counting.count() / 40);
   }
   await ask({ ops: MIXED, agents: AGENTS, count: AGENTS * 40 });
+  await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: interpretedUrl });
 
   const reads1 = await phase('reads', READS);
   const reads2 = await profiled(() => phase('reads again', READS));
+  // The read mix once more, on graphql-js's executor alone (src/server/executor.ts compiles an
+  // operation from its second run): what the compiled code saves, in this run.
+  const readsJs = await phase('reads, graphql-js', READS, interpretedUrl);
   const mixed = await phase('reads + writes', MIXED);
   child.send({ exit: true });
   child = undefined;
-  server.closeAllConnections();
-  server.close();
+  for (const s of [server, interpreted]) {
+    s.closeAllConnections();
+    s.close();
+  }
 
   console.log(
     `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
@@ -223,7 +231,7 @@ try {
   console.log(
     'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   live heap MB',
   );
-  for (const p of [reads1, reads2, mixed]) {
+  for (const p of [reads1, reads2, readsJs, mixed]) {
     console.log(
       `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(10)} / ${fmt(p.agentsCpuMsPerRequest)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(14)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
     );
@@ -241,10 +249,17 @@ try {
       );
     }
   }
-  const errors = reads1.errors + reads2.errors + mixed.errors;
-  if (errors > 0) console.log(`\nfirst error: ${reads1.firstError ?? reads2.firstError ?? mixed.firstError}`);
+  // CPU per request against the agents' own: the host's speed drifts between phases, their work does not.
+  const relativeCpu = (p: Phase) => p.cpuMsPerRequest / p.agentsCpuMsPerRequest;
+  const saved = 1 - relativeCpu(reads2) / relativeCpu(readsJs);
   console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)}`,
+    `\ncompiled operations vs graphql-js alone (reads again vs reads, graphql-js): aitia CPU per request ${fmt(reads2.cpuMsPerRequest)} vs ${fmt(readsJs.cpuMsPerRequest)} ms, ${fmt(100 * saved, 0)} % less relative to the agents' CPU per request; ${fmt(reads2.rps, 0)} vs ${fmt(readsJs.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsJs.p99, 1)} ms`,
+  );
+  const errors = reads1.errors + reads2.errors + readsJs.errors + mixed.errors;
+  const firstError = reads1.firstError ?? reads2.firstError ?? readsJs.firstError ?? mixed.firstError;
+  if (errors > 0) console.log(`\nfirst error: ${firstError}`);
+  console.log(
+    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)} graphql_js_read_rps=${fmt(readsJs.rps, 0)} graphql_js_read_p99_ms=${fmt(readsJs.p99, 1)} graphql_js_read_cpu_ms_per_req=${fmt(readsJs.cpuMsPerRequest)} compiled_cpu_saved_pct=${fmt(100 * saved, 0)}`,
   );
 } finally {
   child?.kill();

@@ -3,7 +3,6 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { execute } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createRequestContext, type RequestContext } from '../../resolvers/context.js';
 import { withNeo4jDeadline } from '../services/deadline.js';
@@ -11,6 +10,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import { isUnavailable } from '../model/index.js';
 import { authPlugin, principals } from './auth.js';
 import { codedErrors, makeMaskError } from './errors.js';
+import { createExecutor } from './executor.js';
 import { refusalAudit } from './refusal-audit.js';
 import { GRAPHIQL_DEFAULTS, renderLocalGraphiQL } from './graphiql.js';
 import { buildSchema } from './graphql-schema.js';
@@ -20,13 +20,15 @@ import type { TokenStore } from '../services/token-store.js';
 export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens: 4_000, maxDirectives: 20 } as const;
 
 /**
- * Queries and mutations run on graphql-js's executor, which writes response keys in selection
- * order as the spec asks; yoga's default executor writes them in order of completion, so a slow
- * field would move. Subscriptions keep yoga's executor. Each execution runs under the whole-request
+ * Queries and mutations run on graphql-js's executor, or on graphql-jit's code for an operation run
+ * before (executor.ts); both write response keys in selection order as the spec asks, where yoga's
+ * default executor writes them in order of completion, so a slow field would move. Subscriptions
+ * keep yoga's executor. Each execution runs under the whole-request
  * Neo4j deadline: past it, the answer is `UNAVAILABLE` (masked as HTTP 503 + Retry-After) and the
  * abandoned execution is left to finish unseen.
  */
-function boundedExecution(deps: ServiceDeps): Plugin {
+function boundedExecution(deps: ServiceDeps, compileAfter: number): Plugin {
+  const execute = createExecutor({ compileAfter });
   return {
     onExecute: ({ setExecuteFn }) =>
       setExecuteFn((args) =>
@@ -42,7 +44,7 @@ function boundedExecution(deps: ServiceDeps): Plugin {
 export function createGraphqlApp(
   base: ServiceDeps,
   tokens: TokenStore,
-  options: { corsOrigins?: readonly string[] } = {},
+  options: { corsOrigins?: readonly string[]; compileAfter?: number } = {},
 ): YogaServerInstance<Record<string, never>, RequestContext> {
   const allowed = new Set(options.corsOrigins ?? []);
   // The operations that manage tokens act on the store that authenticates.
@@ -65,7 +67,7 @@ export function createGraphqlApp(
       authPlugin(deps),
       codedErrors,
       refusalAudit(deps),
-      boundedExecution(deps),
+      boundedExecution(deps, options.compileAfter ?? 1),
       // graphql-armor, in the order an agent can act on: depth and aliases name the problem more
       // precisely than the cost that follows from them.
       maxTokensPlugin({ n: LIMITS.maxTokens, exposeLimits: true }),

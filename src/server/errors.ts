@@ -79,6 +79,16 @@ export function codeFor(message: string, path: unknown): string {
   return path === undefined ? 'GRAPHQL_VALIDATION_FAILED' : 'INTERNAL_SERVER_ERROR';
 }
 
+function withExtensions(
+  e: { message?: string; path?: unknown; locations?: unknown },
+  extensions: Record<string, unknown>,
+): Error {
+  const path = Array.isArray(e.path) ? { path: e.path as ReadonlyArray<string | number> } : {};
+  return Object.assign(createGraphQLError(String(e.message ?? ''), { ...path, extensions }), {
+    locations: e.locations,
+  });
+}
+
 /**
  * Every error leaves with an `extensions.code` and without internal detail: graphql-armor's limit
  * refusals and variable coercion errors come without a code, yoga's request-parsing errors echo the
@@ -90,8 +100,14 @@ export const codedErrors: Plugin = {
     for (const r of results) {
       const errors = (r as { errors?: unknown } | null)?.errors;
       if (!Array.isArray(errors)) continue;
-      for (const e of errors as Array<{ message?: string; path?: unknown; extensions?: Record<string, unknown> }>) {
-        if (!e || typeof e !== 'object') continue;
+      errors.forEach((err, i) => {
+        const e = err as {
+          message?: string;
+          path?: unknown;
+          locations?: unknown;
+          extensions?: Record<string, unknown>;
+        };
+        if (!e || typeof e !== 'object') return;
         const ext = e.extensions ?? {};
         if (ext.originalError !== undefined) {
           // yoga keeps a request error's HTTP status (400) only while originalError is there; it
@@ -101,8 +117,10 @@ export const codedErrors: Plugin = {
           delete ext.originalError;
         }
         if (typeof ext.code !== 'string') ext.code = codeFor(String(e.message ?? ''), e.path);
-        if (!e.extensions) Object.assign(e, { extensions: ext });
-      }
+        // graphql-jit's errors (a null where the schema promises a value) have no extensions and
+        // cannot take any: they leave as a graphql-js error with the same message, path and locations.
+        if (!e.extensions) errors[i] = withExtensions(e, ext);
+      });
     }
   },
 };

@@ -15,6 +15,8 @@ export interface HttpOptions {
   corsOrigins?: readonly string[];
   /** vCenters whose event broker may push CloudEvents, by source name (with their HMAC secrets). */
   pushSources?: ReadonlyMap<string, PushSource>;
+  /** Runs of the same parsed GraphQL operation before it runs compiled (default 1: from its second run). */
+  compileAfter?: number;
 }
 
 /**
@@ -24,7 +26,10 @@ export interface HttpOptions {
  * the token operations manage the same store.
  */
 export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options: HttpOptions = {}): Server {
-  const yoga = createGraphqlApp(deps, tokens, { corsOrigins: options.corsOrigins ?? [] });
+  const yoga = createGraphqlApp(deps, tokens, {
+    corsOrigins: options.corsOrigins ?? [],
+    ...(options.compileAfter !== undefined ? { compileAfter: options.compileAfter } : {}),
+  });
   const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map());
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcp = createMcpHttpHandler(deps, tokens);

@@ -9,6 +9,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 const { driver } = useGraph();
 let srv: TestServer;
+/** The same service with every operation on graphql-js's executor (srv runs them compiled). */
+let interpreted: TestServer;
 let demo: DemoResult;
 const printed: string[] = [];
 
@@ -27,9 +29,11 @@ function walkthrough(): Array<{ title: string; operation: string; answer: string
 beforeAll(async () => {
   demo = await runDemo({ driver, suppression: 'shadow' }, { print: (l) => printed.push(l) });
   srv = await startTestServer(driver, { tokenPrefix: 'demo' });
+  interpreted = await startTestServer(driver, { tokenPrefix: 'demo', http: { compileAfter: Infinity } });
 }, 180_000);
 afterAll(async () => {
   await srv?.close();
+  await interpreted?.close();
   await resetScope(
     driver,
     ['proxmox:homelab/'],
@@ -81,6 +85,38 @@ describe('the demo homelab', () => {
     expect(status).toBe(200);
     // As `aitia query` prints it: the same text, key order included.
     expect(JSON.stringify(body, null, 2)).toBe(answer);
+  });
+
+  // Reads only (a repeated write answers differently the second time), with the ways a question can
+  // go wrong: variables that do not coerce, a refusal from a service, nulls, fragments, paths.
+  const questions: Array<[string, Record<string, unknown>?]> = [
+    ...steps.filter((s) => !s.operation.trimStart().startsWith('mutation')).map((s): [string] => [s.operation]),
+    [
+      'query($id: ID!) { dependents(id: $id, maxDepth: 2) { count reached { depth path { id } resource { __typename id name ... on Vm { state } } } } }',
+      { id: 'proxmox:homelab/node/pve1' },
+    ],
+    ['{ dependencies(id: "vm:db13") { count reached { resource { id kind health } } } }'],
+    [
+      '{ resources(filter: {kind: vm}, first: 3) { edges { cursor node { id slug ...V } } pageInfo { hasNextPage } } } fragment V on Vm { state }',
+    ],
+    [
+      'query($r: String) { transitions(resourceId: $r, first: 5) { edges { node { from to attribution { confidence actor } } } } }',
+      { r: 'proxmox:homelab/qemu/101' },
+    ],
+    ['{ resource(id: "proxmox:homelab/qemu/999") { id } about { role principal } }'],
+    ['{ dependents(id: "nope:1") { count } }'],
+    ['query($d: Int) { dependents(id: "vm:db13", maxDepth: $d) { count } }', { d: 'two' }],
+    [
+      'query($y: Boolean!) { resource(slug: "vm:db13") { id name @include(if: $y) health @skip(if: $y) } }',
+      { y: true },
+    ],
+    ['{ __type(name: "Vm") { name fields { name } } }'],
+  ];
+  it.each(questions)('graphql-js gives the compiled answer, byte for byte: %s', async (query, variables) => {
+    const compiled = await srv.gql(srv.tokens.agent, query, variables);
+    const reference = await interpreted.gql(interpreted.tokens.agent, query, variables);
+    expect(compiled.status).toBe(reference.status);
+    expect(JSON.stringify(compiled.body)).toBe(JSON.stringify(reference.body));
   });
 });
 

@@ -52,7 +52,9 @@ export async function startTestServer(
   const server = createHttpServer(
     { driver, log, version: 'test', policy, bus, ...(options.now ? { now: options.now } : {}) },
     new TokenStore(file, { log }),
-    { ...options.http, pushSources: options.pushSources },
+    // Every operation runs compiled from its first run, so the suite exercises the code agents'
+    // repeated operations run on; executor.test.ts holds it equal to graphql-js's answers.
+    { compileAfter: 0, ...options.http, pushSources: options.pushSources },
   );
   const { url } = await listen(server, '127.0.0.1', 0);
   return {
