@@ -27,15 +27,19 @@ function isAitiaError(e: unknown): e is AitiaError {
 
 /**
  * Two channels: expected failures (AitiaError) become GraphQL errors with `extensions.code` and the
- * field; validation errors (including graphql-armor refusals) pass as they are; anything else is
- * masked as an internal error and logged with its cause.
+ * field; request errors (validation, graphql-armor refusals, variables; they have no path) pass as
+ * they are; anything else is masked as an internal error and logged with its cause. That includes
+ * every other error raised while completing a field: a resolver's bug, a null where the schema
+ * promises a value, a scalar or enum that cannot serialise what it got — whether graphql-js wraps
+ * it around the cause or graphql-jit raises it itself (with a path and no cause).
  */
 export function makeMaskError(log: Logger) {
   return (error: unknown, message: string): Error => {
     let original: unknown = error;
     let path: ReadonlyArray<string | number> | undefined;
-    while (isGraphQLError(original) && original.originalError) {
+    while (isGraphQLError(original)) {
       path ??= original.path;
+      if (!original.originalError) break;
       original = original.originalError;
     }
     if (isAitiaError(original)) {
@@ -49,8 +53,8 @@ export function makeMaskError(log: Logger) {
         },
       });
     }
-    if (isGraphQLError(original)) return original as unknown as Error;
-    log.error({ err: original }, 'unexpected error in a resolver');
+    if (isGraphQLError(original) && path === undefined) return original as unknown as Error;
+    log.error({ err: original, path }, 'unexpected error completing a field');
     return createGraphQLError(message, { ...(path ? { path } : {}), extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   };
 }
@@ -79,16 +83,6 @@ export function codeFor(message: string, path: unknown): string {
   return path === undefined ? 'GRAPHQL_VALIDATION_FAILED' : 'INTERNAL_SERVER_ERROR';
 }
 
-function withExtensions(
-  e: { message?: string; path?: unknown; locations?: unknown },
-  extensions: Record<string, unknown>,
-): Error {
-  const path = Array.isArray(e.path) ? { path: e.path as ReadonlyArray<string | number> } : {};
-  return Object.assign(createGraphQLError(String(e.message ?? ''), { ...path, extensions }), {
-    locations: e.locations,
-  });
-}
-
 /**
  * Every error leaves with an `extensions.code` and without internal detail: graphql-armor's limit
  * refusals and variable coercion errors come without a code, yoga's request-parsing errors echo the
@@ -100,14 +94,8 @@ export const codedErrors: Plugin = {
     for (const r of results) {
       const errors = (r as { errors?: unknown } | null)?.errors;
       if (!Array.isArray(errors)) continue;
-      errors.forEach((err, i) => {
-        const e = err as {
-          message?: string;
-          path?: unknown;
-          locations?: unknown;
-          extensions?: Record<string, unknown>;
-        };
-        if (!e || typeof e !== 'object') return;
+      for (const e of errors as Array<{ message?: string; path?: unknown; extensions?: Record<string, unknown> }>) {
+        if (!e || typeof e !== 'object') continue;
         const ext = e.extensions ?? {};
         if (ext.originalError !== undefined) {
           // yoga keeps a request error's HTTP status (400) only while originalError is there; it
@@ -117,10 +105,8 @@ export const codedErrors: Plugin = {
           delete ext.originalError;
         }
         if (typeof ext.code !== 'string') ext.code = codeFor(String(e.message ?? ''), e.path);
-        // graphql-jit's errors (a null where the schema promises a value) have no extensions and
-        // cannot take any: they leave as a graphql-js error with the same message, path and locations.
-        if (!e.extensions) errors[i] = withExtensions(e, ext);
-      });
+        if (!e.extensions) Object.assign(e, { extensions: ext });
+      }
     }
   },
 };

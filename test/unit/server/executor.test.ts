@@ -1,14 +1,17 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { execute, type ExecutionResult, parse } from 'graphql';
+import { execute, type ExecutionResult, GraphQLError, GraphQLScalarType, parse } from 'graphql';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { codedErrors } from '../../../src/server/errors.js';
+import { createLogger } from '../../../src/log.js';
+import { codedErrors, makeMaskError } from '../../../src/server/errors.js';
 import { createExecutor } from '../../../src/server/executor.js';
 
 // A schema with each way a field can end: values, nulls where the schema promises none (in
 // objects and in lists), thrown errors, async resolvers, abstract types, enums that cannot
-// serialise a value, arguments with defaults and mutations that must run one after another.
+// serialise a value, scalars that refuse one with their own error, arguments with defaults and mutations that must run one after another.
 const schema = makeExecutableSchema({
   typeDefs: /* GraphQL */ `
+    scalar Stamp
     enum Color {
       RED
       GREEN
@@ -38,6 +41,7 @@ const schema = makeExecutableSchema({
       broken: String
       late: Item
       badEnum: Color
+      stamps: [Stamp]
       echo(text: String!, times: Int = 1): [String!]!
     }
     type Mutation {
@@ -45,6 +49,15 @@ const schema = makeExecutableSchema({
     }
   `,
   resolvers: {
+    // A scalar that refuses to serialise a value with a GraphQLError of its own, as DateTime does.
+    Stamp: new GraphQLScalarType({
+      name: 'Stamp',
+      serialize: (v) => {
+        if (typeof v === 'string' && v.endsWith('Z')) return v;
+        // No extensions, as DateTime's: graphql-jit keeps a serializer error's message, not its extensions.
+        throw new GraphQLError(`Stamp cannot represent ${String(v)}`);
+      },
+    }),
     Query: {
       items: (_p, a: { first: number; color?: string }) =>
         Array.from({ length: a.first }, (_, i) => ({ id: `i${i}`, n: i, color: a.color ?? (i % 2 ? 'RED' : 'GREEN') })),
@@ -62,6 +75,7 @@ const schema = makeExecutableSchema({
         return { id: 'late', n: 7, color: 'RED', tag: null };
       },
       badEnum: () => 'BLUE',
+      stamps: () => ['2026-05-14T02:08:31Z', 'yesterday'],
       echo: (_p, a: { text: string; times: number }) => Array.from({ length: a.times }, () => a.text),
     },
     Named: { __resolveType: (p: { barks?: boolean }) => (p.barks === undefined ? 'Cat' : 'Dog') },
@@ -91,12 +105,22 @@ const CASES: Array<[string, string, Record<string, unknown>?]> = [
   ['nulls inside a nullable list of non-null fields', '{ maybeItems { id n } }'],
   ['a resolver that throws, beside an async one', '{ broken late { id tag color } }'],
   ['an enum that cannot serialise its value', '{ badEnum late { id } }'],
+  ['a scalar that refuses a value with its own error', '{ stamps }'],
   ['aliases in selection order', '{ z: late { id } a: echo(text: "x", times: 2) m: items(first: 1) { n } }'],
   ['introspection', '{ __type(name: "Item") { name fields { name } } __schema { queryType { name } } }'],
   ['mutations in order', 'mutation { a: push(v: 1) b: push(v: 5) c: push(v: 9) }'],
 ];
 
 const plain = (r: ExecutionResult) => JSON.parse(JSON.stringify(r)) as unknown;
+/** The result as the service sends it: each error masked (yoga's maskedErrors), then coded. */
+const servedBy =
+  (mask: ReturnType<typeof makeMaskError>) =>
+  (r: ExecutionResult): unknown => {
+    const out = r.errors ? { ...r, errors: r.errors.map((e) => mask(e, 'Unexpected error.')) } : r;
+    (codedErrors.onResultProcess as (p: { result: ExecutionResult }) => void)({ result: out as ExecutionResult });
+    return JSON.parse(JSON.stringify(out));
+  };
+const served = servedBy(makeMaskError(createLogger('silent')));
 const argsOf = (document: ReturnType<typeof parse>, variableValues?: Record<string, unknown>) => ({
   schema,
   document,
@@ -110,12 +134,13 @@ describe('the compiled executor', () => {
     async (_name, query, variables) => {
       const compiled = createExecutor({ compileAfter: 0 });
       const document = parse(query);
-      const expected = plain(await execute(argsOf(document, variables)));
+      const reference = await execute(argsOf(document, variables));
       const got = await compiled(argsOf(document, variables));
       expect(compiled.counts).toEqual({ interpreted: 0, compiled: 1 });
-      expect(plain(got)).toEqual(expected);
+      expect(plain(got)).toEqual(plain(reference));
       // Keys in the order the operation selected them, as graphql-js writes them.
-      expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+      expect(JSON.stringify(got)).toBe(JSON.stringify(reference));
+      expect(JSON.stringify(served(got))).toBe(JSON.stringify(served(reference)));
     },
   );
 
@@ -164,19 +189,26 @@ describe('the compiled executor', () => {
     expect(run.counts).toEqual({ interpreted: 1, compiled: 0 });
   });
 
-  it("gives graphql-jit's own errors a code on the way out, as graphql-js's get", async () => {
-    const document = parse('{ mustHave }');
-    const result = await createExecutor({ compileAfter: 0 })(argsOf(document));
-    const reference = await execute(argsOf(document));
-    for (const r of [result, reference]) {
-      (codedErrors.onResultProcess as (p: { result: ExecutionResult }) => void)({ result: r });
-    }
-    expect(plain(result)).toEqual(plain(reference));
-    expect(plain(result)).toMatchObject({
+  it.each([
+    ['a null where the schema promises a value', '{ mustHave }', 'Cannot return null'],
+    ['a value a scalar refuses', '{ stamps }', 'Stamp cannot represent yesterday'],
+  ])('serves %s as graphql-js does: masked with its place and a code, the cause logged', async (_n, query, cause) => {
+    const logged: string[] = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+    const served = servedBy(makeMaskError(log));
+    const document = parse(query);
+    const got = served(await createExecutor({ compileAfter: 0 })(argsOf(document)));
+    expect(got).toEqual(served(await execute(argsOf(document))));
+    expect(got).toMatchObject({
       errors: [
-        { path: ['mustHave'], locations: [{ line: 1, column: 3 }], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+        {
+          message: 'Unexpected error.',
+          path: expect.any(Array) as unknown,
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
       ],
-      data: null,
     });
+    expect(logged).toHaveLength(2);
+    for (const line of logged) expect(line).toContain(cause);
   });
 });
