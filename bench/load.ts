@@ -5,9 +5,9 @@
  * recorded decision and an audit line per question) and an idempotent createRelationship (audited).
  * Four phases in one run: reads, reads again (memory must stay flat across the two), the reads on
  * a second server of the same service that runs every operation on graphql-js (what compiled
- * operations save), then the mix — compared side by side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU
- * per request (aitia, the agents, Neo4j), and the service's RSS before and after each phase and
- * its live heap after it (a full GC first). The agents run in a process of their own
+ * operations save), then the mix — compared side by side: throughput, p50/p99 per operation,
+ * errors, Neo4j statements and CPU per request (aitia, the agents, Neo4j), and the service's RSS
+ * before and after each phase and its live heap after it (a full GC first). The agents run in a process of their own
  * (bench/load-agents.ts), so their HTTP client work does not share the service's event loop, and
  * speak HTTP/1.1 keep-alive through node:http (fetch costs the shared cores ~2× as much per request).
  *

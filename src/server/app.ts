@@ -23,9 +23,9 @@ export const LIMITS = { maxDepth: 12, maxAliases: 15, maxCost: 20_000, maxTokens
  * Queries and mutations run on graphql-js's executor, or on graphql-jit's code for an operation run
  * before (executor.ts); both write response keys in selection order as the spec asks, where yoga's
  * default executor writes them in order of completion, so a slow field would move. Subscriptions
- * keep yoga's executor. Each execution runs under the whole-request
- * Neo4j deadline: past it, the answer is `UNAVAILABLE` (masked as HTTP 503 + Retry-After) and the
- * abandoned execution is left to finish unseen.
+ * keep yoga's executor. Each execution runs under the whole-request Neo4j deadline: past it, the
+ * answer is `UNAVAILABLE` (masked as HTTP 503 + Retry-After) and the abandoned execution is left
+ * to finish unseen.
  */
 function boundedExecution(deps: ServiceDeps, compileAfter: number): Plugin {
   const execute = createExecutor({ compileAfter });

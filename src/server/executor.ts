@@ -15,7 +15,7 @@ type Plan =
 
 export interface Executor {
   (args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult>;
-  /** How many executions ran each way (for tests and the load bench). */
+  /** How many executions ran each way (what the tests observe). */
   readonly counts: { interpreted: number; compiled: number };
 }
 
