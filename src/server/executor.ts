@@ -47,9 +47,11 @@ export function createExecutor(options: { compileAfter: number }): Executor {
     if (!byOperation) plans.set(args.document, (byOperation = new Map()));
     const key = args.operationName ?? '';
     let plan = byOperation.get(key) ?? { runs: 0 };
-    if ('runs' in plan && plan.runs >= options.compileAfter) plan = compile(args);
-    else if ('runs' in plan) plan = { runs: plan.runs + 1 };
-    byOperation.set(key, plan);
+    // Still counting runs: this one either compiles it or counts.
+    if ('runs' in plan) {
+      plan = plan.runs >= options.compileAfter ? compile(args) : { runs: plan.runs + 1 };
+      byOperation.set(key, plan);
+    }
     return plan;
   };
 

@@ -28,7 +28,7 @@ export interface HttpOptions {
 export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options: HttpOptions = {}): Server {
   const yoga = createGraphqlApp(deps, tokens, {
     corsOrigins: options.corsOrigins ?? [],
-    ...(options.compileAfter !== undefined ? { compileAfter: options.compileAfter } : {}),
+    compileAfter: options.compileAfter,
   });
   const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map());
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
