@@ -1,13 +1,26 @@
-import type { Driver, Record as Neo4jRecord } from 'neo4j-driver';
+import { type Driver, type Record as Neo4jRecord } from 'neo4j-driver';
+import {
+  admit,
+  type Group,
+  indexOf,
+  isStatementError,
+  learnColumns,
+  perRow,
+  rowsOf,
+  runShared,
+  type SharedStatement,
+  type Unit,
+  type Waiter,
+} from './shared-statement.js';
 import { readQuery } from './statements.js';
 
 /**
- * The same read asked for by concurrent requests, sent to Neo4j as one statement. Under load most
- * of a small read's cost is per statement, not per row: the driver's session, packing and socket
- * write in this process, and Neo4j's transaction and result set (measured with 50 concurrent
- * lookups by slug: 1.5–2.5 ms of Neo4j CPU and 0.4–0.8 ms of ours per lookup one by one, 0.1–0.25
- * and ~0.05 about fourteen to a statement). Reads of one statement text and the same shared
- * parameters, asked in the same turn of the event loop, are run together as
+ * The reads concurrent requests ask for, sent to Neo4j as one statement per turn of the event loop.
+ * Under load most of a small read's cost is per statement, not per row: the driver's session,
+ * packing and socket write in this process, and Neo4j's transaction, Bolt messages and thread
+ * hand-offs (measured with 50 concurrent lookups by slug: 1.5–2.5 ms of Neo4j CPU and 0.4–0.8 ms
+ * of ours per lookup one by one, 0.1–0.25 and ~0.05 about fourteen to a statement). Reads of one
+ * statement text and the same shared parameters, asked in the same turn, are run together as
  *
  *   UNWIND range(0, size($__rows) - 1) AS __i
  *   CALL (__i) { WITH $__rows[__i] AS __row <the statement, each per-call $p read as __row.p> }
@@ -15,38 +28,37 @@ import { readQuery } from './statements.js';
  *
  * and each caller gets back exactly the records its own statement would have returned, in their
  * order (the subquery runs once per row, so its ORDER BY and LIMIT stay per caller; callers with
- * the same parameters share a row). A lone caller runs its own statement unchanged, so an idle
- * service answers as before. It is a read, with readQuery's bookmarks: every caller's earlier
- * writes are visible, since it asked after they were acknowledged.
+ * the same parameters share a row). Different texts asked in the same turn (a slug look-up, a
+ * walk, a transition page) go as one statement too, the shared statement: a UNION ALL with a
+ * branch per member text, each returning `__u, __i, [its columns]`, each caller's records rebuilt
+ * from its branch. A text becomes a member once Neo4j has named its columns (its first run), up
+ * to eight (shared-statement.ts); members not asked this turn send no rows. One statement text
+ * whatever the turn's mix, so one plan, compiled again only when a member joins: a plan per
+ * combination of texts cost Neo4j 0.2–0.7 s to compile each, a storm under a mixed load. On
+ * bench:load's read mix the shared statement halved the statements per request (0.15 → 0.07) and
+ * cut Neo4j's CPU per request by ~40 % and ours by ~15 %. A lone caller runs its own statement
+ * unchanged, so an idle service answers as before; one text alone runs its batched statement. It
+ * is a read, with readQuery's bookmarks: every caller's earlier writes are visible, since it asked
+ * after they were acknowledged.
  *
  * Per-call parameters must be used before the statement's first WITH that drops `__row` from
- * scope; the others must be equal to share a statement (they become part of its key). Waiting for
+ * scope; the others must be equal to share a row set (they become part of its key; in the shared
+ * statement each text's are renamed apart, and a second set of them runs on its own). Waiting for
  * a fuller statement was measured and dropped: at most 4 callers per statement, or at most 1–2
  * statements of a read in flight, gained nothing on bench:load (fewer req/s for the former).
  */
 
-/** Callers per statement at most: larger groups are split (a bound on one statement's result). */
+/** Callers per statement at most: larger sets are split (a bound on one statement's result). */
 const MAX_BATCH = 200;
 
-interface Waiter {
-  params: Record<string, unknown>;
-  resolve: (r: { records: Neo4jRecord[] }) => void;
-  reject: (err: unknown) => void;
-}
-
-interface Pending {
-  cypher: string;
-  perCall: readonly string[];
-  shared: Record<string, unknown>;
-  waiting: Waiter[];
-}
-
-const pendingByDriver = new WeakMap<Driver, Map<string, Pending>>();
+const pendingByDriver = new WeakMap<Driver, Map<string, Group>>();
 const batchedText = new Map<string, string>();
-
+/** One driver's shared statement (plans are Neo4j's, so per driver). */
+const sharedByDriver = new WeakMap<Driver, SharedStatement>();
 /**
  * Runs the read `cypher` with `params`, sharing one statement with concurrent callers of the same
- * text whose parameters differ only in `perCall`. Resolves like {@link readQuery}.
+ * text whose parameters differ only in `perCall`, and with concurrent reads of other texts.
+ * Resolves like {@link readQuery}.
  */
 export function coalescedRead(
   driver: Driver,
@@ -59,41 +71,58 @@ export function coalescedRead(
   const key = `${cypher}\u0000${JSON.stringify(shared)}`;
   let pending = pendingByDriver.get(driver);
   if (!pending) pendingByDriver.set(driver, (pending = new Map()));
+  // After this turn's I/O callbacks and their promise chains: every request parsed in the same
+  // turn has asked by then.
+  if (pending.size === 0) setImmediate(flush, driver, pending);
   let group = pending.get(key);
   if (!group) {
-    const created: Pending = { cypher, perCall, shared, waiting: [] };
-    pending.set(key, (group = created));
-    // After this turn's I/O callbacks and their promise chains: every request parsed in the same
-    // turn has asked by then.
-    setImmediate(() => {
-      pending.delete(key);
-      for (let i = 0; i < created.waiting.length; i += MAX_BATCH)
-        void runGroup(driver, created, created.waiting.slice(i, i + MAX_BATCH));
-    });
+    const fuseKey = `${cypher}\u0000${perCall.join(',')}\u0000${Object.keys(shared).join(',')}`;
+    pending.set(key, (group = { fuseKey, cypher, perCall, shared, waiting: [] }));
   }
-  return new Promise((resolve, reject) => group.waiting.push({ params, resolve, reject }));
+  const waiting = group.waiting;
+  return new Promise((resolve, reject) => waiting.push({ params, resolve, reject }));
 }
 
-async function runGroup(driver: Driver, group: Pending, waiting: Waiter[]): Promise<void> {
+function flush(driver: Driver, pending: Map<string, Group>): void {
+  const groups = [...pending.values()];
+  pending.clear();
+  let statement = sharedByDriver.get(driver);
+  if (!statement) sharedByDriver.set(driver, (statement = { members: [], text: null }));
+  admit(statement, groups);
+  const { members } = statement;
+  const inShared: (Unit | undefined)[] = [];
+  let callers = 0;
+  for (const group of groups) {
+    const m = members.findIndex((x) => x.key === group.fuseKey);
+    for (let i = 0; i < group.waiting.length; i += MAX_BATCH) {
+      const unit = { group, waiting: group.waiting.slice(i, i + MAX_BATCH) };
+      // One unit per text in the shared statement, which carries at most MAX_BATCH callers.
+      if (m === -1 || inShared[m] || callers + unit.waiting.length > MAX_BATCH) void runUnit(driver, unit);
+      else {
+        [inShared[m], callers] = [unit, callers + unit.waiting.length];
+        members[m]!.lastShared = group.shared;
+      }
+    }
+  }
+  const units = inShared.filter((u) => u !== undefined);
+  if (units.length === 1) void runUnit(driver, units[0]!);
+  else if (units.length > 1) void runShared(driver, statement, inShared, runUnit);
+}
+
+/** One text's callers in one statement: their own statement when alone, else the batched one. */
+async function runUnit(driver: Driver, { group, waiting }: Unit): Promise<void> {
   if (waiting.length === 1) return runAlone(driver, group.cypher, waiting[0]!);
   // Callers asking exactly the same share one row (and its records): a walk from the same host
   // asked by several agents at once is walked once.
-  const rows: Record<string, unknown>[] = [];
-  const rowOf: number[] = [];
-  const rowByKey = new Map<string, number>();
-  for (const w of waiting) {
-    const row = Object.fromEntries(group.perCall.map((k) => [k, w.params[k] ?? null]));
-    const key = JSON.stringify(row);
-    let i = rowByKey.get(key);
-    if (i === undefined) rowByKey.set(key, (i = rows.push(row) - 1));
-    rowOf.push(i);
-  }
+  const { rows, rowOf } = rowsOf({ group, waiting });
   let records: Neo4jRecord[];
   try {
-    ({ records } = await readQuery(driver, batchedCypher(group.cypher, group.perCall), {
+    let keys: readonly string[] | null;
+    ({ records, keys } = await readQuery(driver, batchedCypher(group.cypher, group.perCall), {
       ...group.shared,
       __rows: rows,
     }));
+    learnColumns(group.cypher, keys);
   } catch (err) {
     // A statement error may be one caller's (a value Neo4j refuses): each asks alone, so no caller
     // gets another's error. Anything else (Neo4j unavailable) is every caller's answer.
@@ -102,34 +131,24 @@ async function runGroup(driver: Driver, group: Pending, waiting: Waiter[]): Prom
     return;
   }
   const byRow: Neo4jRecord[][] = rows.map(() => []);
-  for (const r of records) byRow[Number(r.get('__i') as number | bigint | { toNumber(): number })]!.push(r);
+  for (const r of records) byRow[indexOf(r.get('__i'))]!.push(r);
   waiting.forEach((w, i) => w.resolve({ records: byRow[rowOf[i]!]!.slice() }));
 }
 
 async function runAlone(driver: Driver, cypher: string, w: Waiter): Promise<void> {
   try {
-    w.resolve(await readQuery(driver, cypher, w.params));
+    const { records, keys } = await readQuery(driver, cypher, w.params);
+    learnColumns(cypher, keys);
+    w.resolve({ records });
   } catch (err) {
     w.reject(err);
   }
 }
 
-/** The shared statement for `cypher`: built once per text (texts come from code, a bounded set). */
+/** The batched statement for `cypher`: built once per text (texts come from code, a bounded set). */
 function batchedCypher(cypher: string, perCall: readonly string[]): string {
   const cacheKey = `${perCall.join(',')}\u0000${cypher}`;
   let text = batchedText.get(cacheKey);
-  if (text === undefined) {
-    let inner = cypher;
-    for (const p of perCall) inner = inner.replace(new RegExp(`\\$${p}\\b`, 'g'), `__row.${p}`);
-    text = `UNWIND range(0, size($__rows) - 1) AS __i
-CALL (__i) { WITH $__rows[__i] AS __row ${inner} }
-RETURN *`;
-    batchedText.set(cacheKey, text);
-  }
+  if (text === undefined) batchedText.set(cacheKey, (text = `${perRow(cypher, perCall, '$__rows')}\nRETURN *`));
   return text;
-}
-
-function isStatementError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('Neo.ClientError.');
 }

@@ -175,11 +175,16 @@ export function guardDriver(
   /* eslint-disable @typescript-eslint/no-explicit-any -- a transparent Proxy over the driver's own types */
   const guardSession = (session: Session): Session => {
     let abandoned = false;
-    // An auto-commit `run` is guarded as the promise of its whole result (readQuery awaits it so).
+    // An auto-commit `run` is guarded as the promise of its whole result (readQuery awaits it so),
+    // with its column names (`keys`), which a Result only gives through its own promise.
+    const whole = async (...args: unknown[]) => {
+      const result = (session.run as any)(...args);
+      return { ...(await result), keys: await result.keys() };
+    };
     const run =
       (method: 'executeRead' | 'executeWrite' | 'run') =>
       (...args: unknown[]) =>
-        guarded(() => Promise.resolve((session[method] as any)(...args))).catch((err: unknown) => {
+        guarded(() => (method === 'run' ? whole(...args) : (session[method] as any)(...args))).catch((err: unknown) => {
           abandoned ||= isUnavailable(err);
           throw err;
         });

@@ -73,20 +73,22 @@ export async function readQuery(
   driver: Driver,
   cypher: string,
   params: Record<string, unknown> = {},
-): Promise<{ records: Neo4jRecord[] }> {
+): Promise<{ records: Neo4jRecord[]; keys: readonly string[] | null }> {
   const session = driver.session({
     defaultAccessMode: neo4j.session.READ,
     bookmarkManager: driver.executeQueryBookmarkManager,
   });
   try {
-    const { records } = await session.run(cypher, params);
-    return { records };
+    // A guarded driver's run answers with the columns too; a bare one's records carry them.
+    const { records, keys } = (await session.run(cypher, params)) as { records: Neo4jRecord[]; keys?: string[] };
+    return { records, keys: keys ?? (records[0]?.keys as string[] | undefined) ?? null };
   } catch (err) {
     if (!isRetryableError(err)) throw err;
   } finally {
     await session.close();
   }
-  return driver.executeQuery(cypher, params, { routing: 'READ' });
+  const { records, keys } = await driver.executeQuery(cypher, params, { routing: 'READ' });
+  return { records, keys: keys as string[] };
 }
 
 /** An ISO-8601 UTC timestamp for `datetime($param)`; defaults to now. */

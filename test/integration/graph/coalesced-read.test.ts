@@ -155,21 +155,104 @@ describe('coalescedRead — concurrent reads share one statement, each caller ge
     const counting = countingDriver(driver);
     const together = await Promise.all(asks.map((ask) => ask(counting.driver)));
     expect(together).toEqual(expected);
-    // One statement per text: the kill switch, the last authorization, the auto count, the last changes.
-    expect(counting.count()).toBe(4);
+    // One statement for the kill switch, the last authorizations and the last changes (asked in
+    // the same turn), then one for the auto counts (each history asks it after its last one).
+    expect(counting.count()).toBe(2);
     expect(expected[2]).toMatchObject({ last: { targetId: vm(0), action: 'restart' }, autoCount: 6 });
     expect(expected[4]).toEqual({ last: null, autoCount: 0 });
     expect([...(expected[6] as Map<string, unknown>).keys()].sort()).toEqual([vm(0), vm(1)]);
   });
 
-  it('different shared parameters do not share a statement', async () => {
+  it('different shared parameters do not share rows: each set its own statement, its own limit', async () => {
+    const asks = [
+      { resourceId: vm(0), first: 2 },
+      { resourceId: vm(1), first: 5 },
+      { resourceId: vm(2), first: 2 },
+    ];
+    const ids = (p: Awaited<ReturnType<typeof listTransitions>>) => p.nodes.map((t) => t.id);
+    const expected = (await alone(asks.map((a) => () => listTransitions(driver, a)))).map(ids);
     const counting = countingDriver(driver);
-    await Promise.all([
-      listTransitions(counting.driver, { resourceId: vm(0), first: 2 }),
-      listTransitions(counting.driver, { resourceId: vm(1), first: 5 }),
-      listTransitions(counting.driver, { resourceId: vm(2), first: 2 }),
-    ]);
+    const together = (await Promise.all(asks.map((a) => listTransitions(counting.driver, a)))).map(ids);
+    expect(together).toEqual(expected);
+    expect(together.map((t) => t.length)).toEqual([2, 5, 2]);
     expect(counting.count()).toBe(2);
+  });
+
+  it('different texts asked in the same turn share one statement; each caller gets its own records', async () => {
+    const asks: Array<(d: typeof driver) => Promise<unknown>> = [
+      (d) => getResourcesBySlug(d, vmSlug(1)),
+      (d) => getResourcesBySlug(d, vmSlug(2)),
+      (d) => getResourceById(d, vm(3)),
+      (d) => getResourceById(d, 'proxmox:nothing/qemu/1'),
+      (d) => traverseFrom(d, host(0), 'dependents', 3),
+      (d) => traverseFrom(d, host(1), 'dependents', 3),
+      (d) => listTransitions(d, { resourceId: vm(0), first: 3 }),
+      (d) => listTransitions(d, { resourceId: vm(1), first: 3 }),
+      (d) => listTransitions(d, { resource: { slug: vmSlug(4) }, first: 2 }),
+      (d) => latestTransitions(d, [vm(5), vm(6)]),
+      (d) => autonomyState(d),
+    ];
+    const expected = await alone(asks.map((ask) => () => ask(driver)));
+    const { spy, seen } = spying();
+    const together = await Promise.all(asks.map((ask) => ask(spy)));
+    expect(together).toEqual(expected);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.cypher.match(/UNION ALL/g)).toHaveLength(6);
+    // The same texts are the same statement whatever order they first came in.
+    const { spy: again, seen: seenAgain } = spying();
+    expect(await Promise.all([...asks].reverse().map((ask) => ask(again)))).toEqual([...expected].reverse());
+    expect(seenAgain.map((s) => s.cypher)).toEqual(seen.map((s) => s.cypher));
+    // A turn that asks only some of them: the same statement, the others without rows.
+    seenAgain.length = 0;
+    expect(await Promise.all([asks[0]!(again), asks[4]!(again)])).toEqual([expected[0], expected[4]]);
+    expect(seenAgain.map((s) => s.cypher)).toEqual(seen.map((s) => s.cypher));
+  });
+
+  it('a text joins others only after its first run (its columns known); odd column names are quoted', async () => {
+    const text = `RETURN $x * 2 AS \`two x\`, 'a' AS a`;
+    const { spy, seen } = spying();
+    const first = await Promise.all([
+      coalescedRead(spy, text, { x: 1 }, ['x']),
+      getResourceById(spy, vm(1)).then((r) => r?.id),
+    ]);
+    expect(Number(first[0].records[0]!.get('two x'))).toBe(2);
+    expect(first[1]).toBe(vm(1));
+    expect(seen).toHaveLength(2);
+    seen.length = 0;
+    const [a, b, c] = await Promise.all([
+      coalescedRead(spy, text, { x: 3 }, ['x']),
+      coalescedRead(spy, text, { x: 4 }, ['x']),
+      getResourceById(spy, vm(2)).then((r) => r?.id),
+    ]);
+    expect(seen).toHaveLength(1);
+    expect([a, b].map((r) => r.records.map((rec) => [Number(rec.get('two x')), rec.get('a')]))).toEqual([
+      [[6, 'a']],
+      [[8, 'a']],
+    ]);
+    expect(a.records[0]!.keys).toEqual(['two x', 'a']);
+    expect(c).toBe(vm(2));
+  });
+
+  it('a value Neo4j refuses in a shared statement fails only its caller, whatever text the others asked', async () => {
+    const text = 'RETURN 60 / toInteger($x) AS v';
+    const { spy, seen } = spying();
+    await coalescedRead(spy, text, { x: 1 }, ['x']);
+    seen.length = 0;
+    const answers = await Promise.all([
+      ...[4, 0, 5].map((x) =>
+        coalescedRead(spy, text, { x }, ['x']).then(
+          (r) => r.records.map((rec) => Number(rec.get('v'))),
+          (err: { code?: string }) => err.code,
+        ),
+      ),
+      getResourceById(spy, vm(7)).then((r) => r?.id),
+      traverseFrom(spy, host(2), 'dependents', 1).then((w) => w.reached.length),
+    ]);
+    expect(answers).toEqual([[15], 'Neo.ClientError.Statement.ArithmeticError', [12], vm(7), VMS / HOSTS]);
+    // The shared statement failed; each text asked again on its own, then the failing one per caller.
+    const shared = seen.findIndex((s) => s.cypher.includes('UNION ALL'));
+    expect(shared).not.toBe(-1);
+    expect(seen.slice(shared + 1).filter((s) => s.cypher === text)).toHaveLength(3);
   });
 
   it('a value Neo4j refuses fails only the caller that sent it', async () => {
