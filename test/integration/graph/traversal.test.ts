@@ -114,3 +114,47 @@ describe('walks without paths reach what the shortest-path walk reaches, at the 
     expect(await reached(d, 'dependencies', 3, view)).toEqual([`${c}@1`, `${b}@2`, `${a}@3`]);
   });
 });
+
+describe('walks read only what the caller selects, and read it right', () => {
+  it('identity rows carry the id, kind, name and provider the full read has: names with spaces, quotes, non-ASCII', async () => {
+    const host = `proxmox:${scope}/node/names`;
+    const names = ['web 01  (prod) ', 'o\'brien "db"', 'datenbank-ü 😀', ' leading', 'x'];
+    const vms = names.map((_, i) => `proxmox:${scope}/qemu/${900 + i}`);
+    const esxi = `vcenter:${scope}/host-names`;
+    await upsertResources(driver, [
+      { id: host, kind: 'host', provider: 'proxmox', name: `names-${scope}`, state: 'online' },
+      ...vms.map((id, i) => ({
+        id,
+        kind: 'vm' as const,
+        provider: 'proxmox' as const,
+        name: names[i]!,
+        state: 'running',
+      })),
+      { id: esxi, kind: 'host', provider: 'vcenter', name: `esxi names ${scope}`, state: 'online' },
+    ]);
+    await driver.executeQuery(
+      `MATCH (h:Resource {id: $host}) UNWIND $vms AS vm MATCH (v:Resource {id: vm}) CREATE (v)-[:RUNS_ON]->(h)`,
+      { host, vms },
+    );
+    const identity = (r: Awaited<ReturnType<typeof traverseFrom>>) =>
+      r.reached.map(({ resource: { id, kind, name, provider }, depth }) => ({ id, kind, name, provider, depth }));
+    const full = identity(await traverseFrom(driver, host, 'dependents', 2, { resources: 'full', path: false }));
+    expect(full.map((r) => r.name).sort()).toEqual([...names].sort());
+    // The breadth-first walk, then the shortest-path one (a MANIFESTS_AS edge at the start sends it there).
+    for (const twin of [false, true]) {
+      if (twin)
+        await driver.executeQuery(
+          'MATCH (h:Resource {id: $host}), (e:Resource {id: $esxi}) CREATE (e)-[:MANIFESTS_AS]->(h)',
+          { host, esxi },
+        );
+      const expected = twin
+        ? [...full, { id: esxi, kind: 'host', name: `esxi names ${scope}`, provider: 'vcenter', depth: 1 }]
+        : full;
+      const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+      for (const path of [false, true]) {
+        const walk = await traverseFrom(driver, host, 'dependents', 2, { resources: 'identity', path });
+        expect(identity(walk).sort(byId)).toEqual([...expected].sort(byId));
+      }
+    }
+  });
+});
