@@ -34,12 +34,13 @@ import { readQuery } from './statements.js';
  * from its branch. A text becomes a member once Neo4j has named its columns (its first run), up
  * to eight (shared-statement.ts); members not asked this turn send no rows. One statement text
  * whatever the turn's mix, so one plan, compiled again only when a member joins: a plan per
- * combination of texts cost Neo4j 0.2–0.7 s to compile each, a storm under a mixed load. On
- * bench:load's read mix the shared statement halved the statements per request (0.15 → 0.07) and
- * cut Neo4j's CPU per request by ~40 % and ours by ~15 %. A lone caller runs its own statement
- * unchanged, so an idle service answers as before; one text alone runs its batched statement. It
- * is a read, with readQuery's bookmarks: every caller's earlier writes are visible, since it asked
- * after they were acknowledged.
+ * combination of texts cost Neo4j 0.2–0.7 s to compile each, a storm under a mixed load. Three
+ * texts of seven callers each cost Neo4j and this process ~30 % less CPU as one statement than as
+ * three; on bench:load's read mix, 0.07 statements per request instead of 0.15 and Neo4j's CPU per
+ * request down from 0.5–0.7 ms to 0.3–0.4. A lone caller runs its own statement unchanged, so an
+ * idle service answers as before; one text alone runs its batched statement. It is a read, with
+ * readQuery's bookmarks: every caller's earlier writes are visible, since it asked after they were
+ * acknowledged.
  *
  * Per-call parameters must be used before the statement's first WITH that drops `__row` from
  * scope; the others must be equal to share a row set (they become part of its key; in the shared
