@@ -91,18 +91,21 @@ function flush(driver: Driver, pending: Map<string, Group>): void {
   if (!statement) sharedByDriver.set(driver, (statement = { members: [], text: null }));
   admit(statement, groups);
   const { members } = statement;
+  const all: Unit[] = [];
+  for (const group of groups)
+    for (let i = 0; i < group.waiting.length; i += MAX_BATCH)
+      all.push({ group, waiting: group.waiting.slice(i, i + MAX_BATCH) });
+  // One unit per text in the shared statement, which carries at most MAX_BATCH callers: the
+  // smallest first, so one large text does not keep the others out.
+  all.sort((a, b) => a.waiting.length - b.waiting.length);
   const inShared: (Unit | undefined)[] = [];
   let callers = 0;
-  for (const group of groups) {
-    const m = members.findIndex((x) => x.key === group.fuseKey);
-    for (let i = 0; i < group.waiting.length; i += MAX_BATCH) {
-      const unit = { group, waiting: group.waiting.slice(i, i + MAX_BATCH) };
-      // One unit per text in the shared statement, which carries at most MAX_BATCH callers.
-      if (m === -1 || inShared[m] || callers + unit.waiting.length > MAX_BATCH) void runUnit(driver, unit);
-      else {
-        [inShared[m], callers] = [unit, callers + unit.waiting.length];
-        members[m]!.lastShared = group.shared;
-      }
+  for (const unit of all) {
+    const m = members.findIndex((x) => x.key === unit.group.fuseKey);
+    if (m === -1 || inShared[m] || callers + unit.waiting.length > MAX_BATCH) void runUnit(driver, unit);
+    else {
+      [inShared[m], callers] = [unit, callers + unit.waiting.length];
+      members[m]!.lastShared = unit.group.shared;
     }
   }
   const units = inShared.filter((u) => u !== undefined);

@@ -208,6 +208,20 @@ describe('coalescedRead — concurrent reads share one statement, each caller ge
     expect(seenAgain.map((s) => s.cypher)).toEqual(seen.map((s) => s.cypher));
   });
 
+  it('more callers than one statement carries: the rest go in statements of their own, each answered', async () => {
+    const ids = Array.from({ length: 450 }, (_, i) => (i % 50 === 49 ? 'proxmox:nothing/qemu/1' : vm(i % VMS)));
+    const { spy, seen } = spying();
+    const [found, walk] = await Promise.all([
+      Promise.all(ids.map((id) => getResourceById(spy, id))),
+      traverseFrom(spy, host(1), 'dependents', 3),
+    ]);
+    expect(found.map((r) => r?.id ?? null)).toEqual(ids.map((id) => (id.startsWith('proxmox:nothing') ? null : id)));
+    expect(walk).toEqual(await traverseFrom(driver, host(1), 'dependents', 3));
+    // 200 callers at most per statement: the walk with the last 50 look-ups, then 200 and 200.
+    expect(seen).toHaveLength(3);
+    expect(seen.filter((s) => s.cypher.includes('UNION ALL'))).toHaveLength(1);
+  });
+
   it('a text joins others only after its first run (its columns known); odd column names are quoted', async () => {
     const text = `RETURN $x * 2 AS \`two x\`, 'a' AS a`;
     const { spy, seen } = spying();
