@@ -2,7 +2,6 @@ import { type Driver, type Record as Neo4jRecord } from 'neo4j-driver';
 import {
   admit,
   type Group,
-  indexOf,
   isStatementError,
   learnColumns,
   perRow,
@@ -12,7 +11,7 @@ import {
   type Unit,
   type Waiter,
 } from './shared-statement.js';
-import { readQuery } from './statements.js';
+import { num, readQuery } from './statements.js';
 
 /**
  * The reads concurrent requests ask for, sent to Neo4j as one statement per turn of the event loop.
@@ -114,11 +113,12 @@ function flush(driver: Driver, pending: Map<string, Group>): void {
 }
 
 /** One text's callers in one statement: their own statement when alone, else the batched one. */
-async function runUnit(driver: Driver, { group, waiting }: Unit): Promise<void> {
+async function runUnit(driver: Driver, unit: Unit): Promise<void> {
+  const { group, waiting } = unit;
   if (waiting.length === 1) return runAlone(driver, group.cypher, waiting[0]!);
   // Callers asking exactly the same share one row (and its records): a walk from the same host
   // asked by several agents at once is walked once.
-  const { rows, rowOf } = rowsOf({ group, waiting });
+  const { rows, rowOf } = rowsOf(unit);
   let records: Neo4jRecord[];
   try {
     let keys: readonly string[] | null;
@@ -135,7 +135,7 @@ async function runUnit(driver: Driver, { group, waiting }: Unit): Promise<void> 
     return;
   }
   const byRow: Neo4jRecord[][] = rows.map(() => []);
-  for (const r of records) byRow[indexOf(r.get('__i'))]!.push(r);
+  for (const r of records) byRow[num(r.get('__i') as number)]!.push(r);
   waiting.forEach((w, i) => w.resolve({ records: byRow[rowOf[i]!]!.slice() }));
 }
 

@@ -1,5 +1,5 @@
 import { type Driver, Record as Neo4jRecord } from 'neo4j-driver';
-import { readQuery } from './statements.js';
+import { num, readQuery } from './statements.js';
 
 /**
  * The shared statement of coalesced reads (src/graph/coalesced-read.ts): different texts asked in
@@ -110,8 +110,10 @@ export async function runShared(
   const byRow = parts.map((p) => p?.rows.map((): Neo4jRecord[] => []));
   const lookups = members.map((t) => Object.fromEntries(t.columns.map((c, i) => [c, i])));
   for (const r of records) {
-    const m = indexOf(r.get('__u'));
-    byRow[m]![indexOf(r.get('__i'))]!.push(new Neo4jRecord(members[m]!.columns, r.get('__v') as unknown[], lookups[m]));
+    const m = num(r.get('__u') as number);
+    byRow[m]![num(r.get('__i') as number)]!.push(
+      new Neo4jRecord(members[m]!.columns, r.get('__v') as unknown[], lookups[m]),
+    );
   }
   units.forEach((unit, m) =>
     unit?.waiting.forEach((w, i) => w.resolve({ records: byRow[m]![parts[m]!.rowOf[i]!]!.slice() })),
@@ -152,11 +154,6 @@ export function perRow(cypher: string, perCall: readonly string[], rows: string)
   for (const p of perCall) inner = inner.replace(new RegExp(`\\$${p}\\b`, 'g'), `__row.${p}`);
   return `UNWIND range(0, size(${rows}) - 1) AS __i
 CALL (__i) { WITH ${rows}[__i] AS __row ${inner} }`;
-}
-
-/** A row index as the driver returns it (an Integer unless configured otherwise). */
-export function indexOf(v: unknown): number {
-  return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : (v as { toNumber(): number }).toNumber();
 }
 
 /** Neo4j refused the statement (its text or a value), as opposed to being unavailable. */

@@ -31,7 +31,8 @@ export function toPlain(value: unknown): unknown {
 
 type Neo4jDateTime = InstanceType<typeof neo4j.types.DateTime>;
 
-const num = (v: number | bigint | { toNumber(): number }) =>
+/** An integer as the driver returns it (an Integer unless configured otherwise), as a number. */
+export const num = (v: number | bigint | { toNumber(): number }) =>
   typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : v.toNumber();
 
 /**
