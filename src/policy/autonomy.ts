@@ -80,6 +80,6 @@ export function lifecycleLoosening(
   if (to === undefined || isAutonomyLevel(to) || !isRiskier(riskClass, to)) return null;
   return {
     to,
-    reason: `lifecycle_override.provisioning.${riskClass}: ${to} — ${target.slug} is being provisioned (no dependents yet): loosened ${riskClass} → ${to}`,
+    reason: `lifecycle_override.provisioning.${riskClass}: ${to} — ${target.slug} is being provisioned: no dependents yet — config changes are cheap; loosened ${riskClass} → ${to}`,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { classifyAction, parsePolicy } from '../../../src/policy/index.js';
-import { DEFAULT_YAML, target, variant } from './helpers.js';
+import { DEFAULT, DEFAULT_YAML, target, TRUSTING, variant } from './helpers.js';
 
 const SEEDED = variant((doc) => {
   doc.autonomy_settings.lifecycle_override.provisioning = {
@@ -18,6 +18,38 @@ function errorsWith(lifecycle: string, overrides: Record<string, string>) {
 }
 
 describe('the provisioning loosening (lifecycle_override.provisioning.config_mutation: reversible_low)', () => {
+  it('is shipped: migrating an lxc being provisioned is reversible_low, with the seed’s reason', () => {
+    for (const shipped of [DEFAULT, TRUSTING]) {
+      const fresh = classifyAction(shipped.policy, shipped.digest, {
+        target: target('lxc:new', { lifecycle: 'provisioning' }),
+        action: 'migrate',
+      });
+      expect(fresh.riskClass).toBe('reversible_low');
+      expect(fresh.reasons).toContain(
+        'lifecycle_override.provisioning.config_mutation: reversible_low — lxc:new is being provisioned: no dependents yet — config changes are cheap; loosened config_mutation → reversible_low',
+      );
+      // Loosened in class, not let loose: provisioning.reversible_low still escalates to an operator.
+      expect(fresh).toMatchObject({ autonomy: 'escalate', approval: 'operator' });
+    }
+  });
+
+  it.each(['active', 'deprecated', 'missing'] as const)('is not applied to an lxc that is %s', (lifecycle) => {
+    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, {
+      target: target('lxc:old', { lifecycle }),
+      action: 'migrate',
+    });
+    expect(d).toMatchObject({ riskClass: 'config_mutation', autonomy: 'escalate', approval: 'operator' });
+    expect(d.reasons.join('\n')).not.toContain('loosened');
+  });
+
+  it('never loosens what is destructive in the shipped policy (destroying a provisioning lxc)', () => {
+    const d = classifyAction(DEFAULT.policy, DEFAULT.digest, {
+      target: target('lxc:new', { lifecycle: 'provisioning' }),
+      action: 'destroy',
+    });
+    expect(d).toMatchObject({ riskClass: 'destructive', autonomy: 'never' });
+  });
+
   it('lowers a provisioning target’s config_mutation and says so; an active one keeps its class', () => {
     const input = { action: 'reconfigure', declaredRiskClass: 'config_mutation' as const };
     const fresh = classifyAction(SEEDED.policy, SEEDED.digest, {
