@@ -22,7 +22,8 @@ const READ_AUTONOMY = `MATCH (k:AutonomySwitch {id: 'global'}) RETURN properties
 
 function autonomyOf(records: readonly { get(key: string): unknown }[]): AutonomyState {
   if (!records[0]) return NORMAL;
-  const { id: _id, ...stored } = toPlain(records[0].get('k')) as Record<string, unknown>;
+  // autoLockAt is the lock automatic reports take (recordAutoAuthorization), not part of the state.
+  const { id: _id, autoLockAt: _lock, ...stored } = toPlain(records[0].get('k')) as Record<string, unknown>;
   return { ...NORMAL, ...stored } as AutonomyState;
 }
 
@@ -73,19 +74,6 @@ export async function openBreaker(driver: Driver, at: string, reason: string): P
   );
 }
 
-/** Records an authorization (an automatic action reported taken), with its audit line when given. */
-export async function recordAuthorization(
-  driver: Driver,
-  auth: ActionAuthorizedRecord,
-  audit?: () => AuditInput,
-): Promise<void> {
-  await writeWithAudit(
-    driver,
-    async (tx) => void (await tx.run(`CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`, { auth })),
-    audit,
-  );
-}
-
 /** What cooldowns and the breaker read. */
 export interface AuthorizationHistory {
   /** The latest authorization of this action on this target since `since` (null: none, or no cooldown). */
@@ -94,30 +82,81 @@ export interface AuthorizationHistory {
   autoCount: number;
 }
 
+const LAST_AUTHORIZATION = `OPTIONAL MATCH (x:ActionAuthorized {targetId: $targetId, action: $action})
+     WHERE $since IS NOT NULL AND x.at >= datetime($since)
+     WITH x ORDER BY x.at DESC LIMIT 1
+     RETURN properties(x) AS last`;
+const AUTO_COUNT = `MATCH (x:ActionAuthorized) WHERE x.at >= datetime($autoSince) AND x.source = 'auto' RETURN count(x) AS n`;
+
+type Rows = { records: readonly { get(key: string): unknown }[] };
+
+function historyOf(last: Rows, counted: Rows | null): AuthorizationHistory {
+  const row = (last.records[0]?.get('last') as unknown) ?? null;
+  return {
+    last: row === null ? null : (toPlain(row) as ActionAuthorizedRecord),
+    autoCount: counted === null ? 0 : (toPlain(counted.records[0]?.get('n')) as number),
+  };
+}
+
 /** The authorization history one decision reads. */
 export async function authorizationHistory(
   driver: Driver,
   q: { targetId: string; action: string; since: string | null; autoSince: string | null },
 ): Promise<AuthorizationHistory> {
-  const { records } = await coalescedRead(
+  const last = await coalescedRead(
     driver,
-    `OPTIONAL MATCH (x:ActionAuthorized {targetId: $targetId, action: $action})
-     WHERE $since IS NOT NULL AND x.at >= datetime($since)
-     WITH x ORDER BY x.at DESC LIMIT 1
-     RETURN properties(x) AS last`,
+    LAST_AUTHORIZATION,
     { targetId: q.targetId, action: q.action, since: q.since },
     ['targetId', 'action', 'since'],
   );
-  const last = (records[0]?.get('last') as unknown) ?? null;
-  let autoCount = 0;
-  if (q.autoSince !== null) {
-    const counted = await coalescedRead(
-      driver,
-      `MATCH (x:ActionAuthorized) WHERE x.at >= datetime($autoSince) AND x.source = 'auto' RETURN count(x) AS n`,
-      { autoSince: q.autoSince },
-      ['autoSince'],
-    );
-    autoCount = toPlain(counted.records[0]?.get('n')) as number;
-  }
-  return { last: last === null ? null : (toPlain(last) as ActionAuthorizedRecord), autoCount };
+  const counted =
+    q.autoSince === null ? null : await coalescedRead(driver, AUTO_COUNT, { autoSince: q.autoSince }, ['autoSince']);
+  return historyOf(last, counted);
+}
+
+/** What an automatic report decides under the lock: the authorization to record (null: refused) and a breaker to open. */
+export interface AutoOutcome<T> {
+  record: ActionAuthorizedRecord | null;
+  tripBreaker: string | null;
+  result: T;
+}
+
+/**
+ * Decides and records an automatic action in one transaction. It first takes the write lock of the
+ * kill switch (every automatic report and every setAutonomy takes it, so they run one after
+ * another), then reads the switch and the history as committed, asks `decide`, and records the
+ * authorization (with its audit line) only when it answers one; a breaker it trips opens in the
+ * same commit. Fifty concurrent reports inside one cooldown record exactly one.
+ */
+export async function recordAutoAuthorization<T>(
+  driver: Driver,
+  q: { targetId: string; action: string; at: string },
+  windowsOf: (autonomy: AutonomyState) => { since: string | null; autoSince: string | null },
+  decide: (autonomy: AutonomyState, history: AuthorizationHistory) => AutoOutcome<T>,
+  audit?: (auth: ActionAuthorizedRecord) => AuditInput,
+): Promise<AutoOutcome<T>> {
+  return writeWithAudit(
+    driver,
+    async (tx) => {
+      // A write takes the lock (a no-op SET takes none); the unique id makes MERGE safe when racing.
+      await tx.run(
+        `MERGE (k:AutonomySwitch {id: 'global'}) ON CREATE SET k.mode = 'normal' SET k.autoLockAt = datetime($at)`,
+        { at: q.at },
+      );
+      const autonomy = await readAutonomy(tx);
+      const { since, autoSince } = windowsOf(autonomy);
+      const last = await tx.run(LAST_AUTHORIZATION, { targetId: q.targetId, action: q.action, since });
+      const counted = autoSince === null ? null : await tx.run(AUTO_COUNT, { autoSince });
+      const outcome = decide(autonomy, historyOf(last, counted));
+      if (outcome.tripBreaker !== null && autonomy.breakerOpenedAt === null)
+        await tx.run(
+          `MATCH (k:AutonomySwitch {id: 'global'}) SET k.breakerOpenedAt = datetime($at), k.breakerReason = $reason`,
+          { at: q.at, reason: outcome.tripBreaker },
+        );
+      if (outcome.record !== null)
+        await tx.run(`CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`, { auth: outcome.record });
+      return outcome;
+    },
+    (outcome) => (outcome.record !== null && audit ? audit(outcome.record) : null),
+  );
 }

@@ -70,11 +70,14 @@ export function applyRateLimits(policy: Policy, action: string, at: string, fact
     ? policy.cooldowns[action]
     : undefined;
   if (cooldown !== undefined && facts.last !== null) {
-    const ago = DateTime.fromISO(at, { zone: 'utc' }).diff(DateTime.fromISO(facts.last.at, { zone: 'utc' }), 'seconds');
+    const lastAt = DateTime.fromISO(facts.last.at, { zone: 'utc' });
+    const ago = DateTime.fromISO(at, { zone: 'utc' }).diff(lastAt, 'seconds');
     const seconds = Math.max(0, Math.floor(ago.seconds));
     if (seconds < cooldown) {
+      // When it frees, so an executor refused knows when to ask again.
+      const free = lastAt.plus({ seconds: cooldown }).toUTC().toISO({ suppressMilliseconds: true });
       reasons.push(
-        `cooldowns.${action}: ${cooldown} s — the same action on this target was authorized ${seconds} s ago (${facts.last.id}, ${facts.last.source} by ${facts.last.principal} at ${facts.last.at})`,
+        `cooldowns.${action}: ${cooldown} s — the same action on this target was authorized ${seconds} s ago (${facts.last.id}, ${facts.last.source} by ${facts.last.principal} at ${facts.last.at}); allowed again from ${free}`,
       );
     }
   }

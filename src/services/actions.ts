@@ -1,21 +1,44 @@
 import { randomUUID } from 'node:crypto';
-import { recordAuthorization } from '../graph/autonomy.js';
+import { recordAutoAuthorization } from '../graph/autonomy.js';
 import { AitiaError, type ActionAuthorizedRecord } from '../model/index.js';
-import { boundInputsOf, inputsDigestOf } from '../policy/index.js';
+import {
+  applyRateLimits,
+  boundInputsOf,
+  canonicalAction,
+  classifyAction as classify,
+  type Decision,
+  inputsDigestOf,
+  isBlocked,
+  rateWindows,
+} from '../policy/index.js';
 import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
-import { decide } from './gate.js';
+import { decide, policyOf } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
 
 /** The ok line's detail: the authorization recorded. */
 const detailOf = (a: ActionAuthorizedRecord) => `${a.id}: ${a.action} auto`;
 
+/** The refusal of an action the gate does not answer auto, naming the limits (or the reason) that stopped it. */
+function notAuto(d: Decision, action: string, targetId: string): AitiaError {
+  const answer = isBlocked(d) ? 'blocked' : d.autonomy;
+  const limits = d.reasons.filter((r) => /^(cooldowns\.|breaker |halted by )/.test(r));
+  const why = limits.length > 0 ? limits.join('; ') : (d.reasons.at(-1) ?? 'no reason');
+  return new AitiaError(
+    'CONFLICT',
+    `the gate answers ${answer} for ${action} on ${targetId}, not auto: it needs an operator's approval and a redeemed grant (${why})`,
+    { field: 'input.action' },
+  );
+}
+
 /**
  * An executor reports that it took an automatic action (executors: agent, ingester). The gate is
  * asked again now (cooldowns, breaker, kill switch included): only an action it still answers
  * `auto` is recorded as an `ActionAuthorized` entry (source auto) — the history cooldowns and the
- * breaker read. Anything else is CONFLICT: it needed an approval and a redeemed grant.
+ * breaker read. The last answer and the record are one transaction under the kill switch's lock,
+ * so concurrent reports inside a cooldown record one, and the breaker never overshoots
+ * `max_auto_actions`. Anything else is CONFLICT: it needed an approval and a redeemed grant.
  */
 export function reportActionTaken(
   deps: ServiceDeps,
@@ -25,30 +48,44 @@ export function reportActionTaken(
   let targetIds: string[] = [];
   const run = async (ok: AuditOk): Promise<ActionAuthorizedRecord> => {
     assertCan(principal, 'action:report');
-    const { request, classification: c } = await decide(deps, input, 'input');
+    const { policy: rules, digest } = policyOf(deps);
+    const { request, asked, classification: c } = await decide(deps, input, 'input');
     targetIds = [c.target.id];
-    if (c.autonomy !== 'auto' || c.blocked) {
-      throw new AitiaError(
-        'CONFLICT',
-        `the gate answers ${c.blocked ? 'blocked' : c.autonomy} for ${request.action} on ${c.target.id}, not auto: it needs an operator's approval and a redeemed grant (${c.reasons.at(-1) ?? 'no reason'})`,
-        { field: 'input.action' },
-      );
-    }
+    // Refused without the lock when the gate already says no; an auto answer is asked again under it.
+    if (c.autonomy !== 'auto' || c.blocked) throw notAuto(c, request.action, c.target.id);
+    const at = asked.at ?? nowOf(deps);
+    const action = canonicalAction(request.action);
     const inputs = boundInputsOf(request, c.target.id);
     const auth: ActionAuthorizedRecord = {
       id: `auth-${randomUUID()}`,
-      at: nowOf(deps),
+      at,
       principal: principal.name,
       action: inputs.action,
       targetId: c.target.id,
       source: 'auto',
       approvalId: null,
       inputsDigest: inputsDigestOf(inputs),
-      policyDigest: c.policyDigest,
+      policyDigest: digest,
     };
-    // The authorization and its audit line commit together.
-    await recordAuthorization(deps.driver, auth, () => ok.entry(detailOf(auth)));
-    return auth;
+    const outcome = await recordAutoAuthorization(
+      deps.driver,
+      { targetId: c.target.id, action, at },
+      (autonomy) => rateWindows(rules, action, at, autonomy.setAt),
+      (autonomy, history) => {
+        const rate = { ...history, breakerOpenedAt: autonomy.breakerOpenedAt, breakerReason: autonomy.breakerReason };
+        const d = classify(rules, digest, { ...asked, autonomyState: autonomy, rate });
+        const allowed = d.autonomy === 'auto' && !isBlocked(d);
+        return {
+          record: allowed ? auth : null,
+          tripBreaker: applyRateLimits(rules, action, at, rate).tripBreaker,
+          result: d,
+        };
+      },
+      // The authorization and its audit line commit together.
+      (recorded) => ok.entry(detailOf(recorded)),
+    );
+    if (outcome.record === null) throw notAuto(outcome.result, request.action, c.target.id);
+    return outcome.record;
   };
   return audited(deps, principal, 'reportActionTaken', () => targetIds, run, detailOf, { args: input });
 }
