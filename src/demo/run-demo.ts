@@ -1,12 +1,14 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { createRelationship } from '../graph/edges.js';
-import { claimDemoScope, resetScope, resolveResource, upsertResources } from '../graph/resources.js';
+import { foreignInDemoScope, markDemoOwned, resetDemoScope } from '../graph/demo-scope.js';
+import { resolveResource, upsertResources } from '../graph/resources.js';
 import { AitiaError, resourceId, type TransitionRecord } from '../model/index.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import { observe } from '../pipeline/observe.js';
 import { proxmoxSource } from '../pipeline/sources.js';
+import { newUpdateTag } from '../ingest/report.js';
 import { HomelabRoutes } from './homelab-routes.js';
 import { startProxmoxStandin } from './proxmox-standin.js';
 import { BASELINE_AT, DEMO_CLUSTER, DEMO_SERVICES, STORY } from './story.js';
@@ -37,23 +39,18 @@ export async function runDemo(
   const { print } = options;
   const { driver } = deps;
   const prefix = `proxmox:${DEMO_CLUSTER}/`;
-  const claim = await claimDemoScope(
-    driver,
-    prefix,
-    DEMO_SERVICES.map((s) => serviceId(s.name)),
-    options.ownDatabase ?? false,
-  );
-  if (!claim.ok) {
+  const ids = DEMO_SERVICES.map((s) => serviceId(s.name));
+  const ownDatabase = options.ownDatabase ?? false;
+  // Only what the demo wrote and nothing real has observed since is the demo's (graph/demo-scope.ts).
+  const foreign = ownDatabase ? { count: 0, example: null } : await foreignInDemoScope(driver, prefix, ids);
+  const removed = await resetDemoScope(driver, prefix, ids, { everything: ownDatabase });
+  if (foreign.count > 0) {
+    // Replaying would rewrite them and its complete passes would mark the real ones missing.
     throw new AitiaError(
       'BAD_USER_INPUT',
-      `demo: this database already holds ${claim.foreign} resource(s) the demo did not create (e.g. ${claim.example}), under ${prefix} or named like its services — a real cluster named ${DEMO_CLUSTER}? The demo replays from a clean slate and will not delete them: run it on its own embedded Neo4j (unset NEO4J_URI) or on a database without them.`,
+      `demo: this database already holds ${foreign.count} resource(s) the demo did not create or that a real source has observed since (e.g. ${foreign.example}), under ${prefix} or named like its services — a real cluster named ${DEMO_CLUSTER}? The demo removed only its own (${removed} node(s)), will not delete them and will not replay over them: run it on its own embedded Neo4j (unset NEO4J_URI) or on a database without them.`,
     );
   }
-  await resetScope(
-    driver,
-    [`proxmox:${DEMO_CLUSTER}/`],
-    DEMO_SERVICES.map((s) => serviceId(s.name)),
-  );
   const routes = new HomelabRoutes();
   const standin = await startProxmoxStandin({ routes: routes.table });
   const client = createProxmoxClient({
@@ -76,6 +73,7 @@ export async function runDemo(
   try {
     print(`demo: a Proxmox stand-in at ${standin.url} serves the recorded homelab (3 nodes, 10 guests)`);
     const baseline = await poll(BASELINE_AT);
+    await markDemoOwned(driver, baseline.report.updateTag);
     result.resources = baseline.report.resources.written;
     print(
       `demo: ${BASELINE_AT} first poll: ${baseline.report.resources.written} resources, ${baseline.report.edges.written} edges (a first sighting is not a transition)`,
@@ -86,6 +84,7 @@ export async function runDemo(
       routes.apply(step);
       standin.routes(routes.table);
       const r = await poll(step.observeAt);
+      await markDemoOwned(driver, r.report.updateTag);
       for (const t of r.correlation.created) {
         result.transitions.push({ step: step.title, transition: t });
         print(`demo: ${step.observeAt} ${step.title}\n      ${t.narrative}`);
@@ -101,6 +100,7 @@ export async function runDemo(
 }
 
 async function declareServices(driver: Driver): Promise<void> {
+  const updateTag = newUpdateTag('demo');
   await upsertResources(
     driver,
     DEMO_SERVICES.map((s) => ({
@@ -111,7 +111,9 @@ async function declareServices(driver: Driver): Promise<void> {
       state: 'unknown',
       rawState: null,
     })),
+    { updateTag },
   );
+  await markDemoOwned(driver, updateTag);
   for (const s of DEMO_SERVICES) {
     const host = await resolveResource(driver, { slug: s.runsOn });
     await createRelationship(driver, {

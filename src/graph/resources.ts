@@ -437,44 +437,10 @@ export async function setResourceLifecycle(
 }
 
 /**
- * Claims a demo scope before the demo resets it: a `(:DemoScope {prefix})` marker says the demo
- * created what is under the prefix. Without the marker, resources already there are someone
- * else's (a real cluster named like the demo's) and the claim fails with how many and one id, so
- * the demo refuses instead of wiping them. With nothing there, the marker is written.
- */
-export async function claimDemoScope(
-  driver: Driver,
-  prefix: string,
-  ids: readonly string[] = [],
-  /** The database is the demo's own (its embedded Neo4j): everything in it is the demo's. */
-  ownDatabase = false,
-): Promise<{ ok: true } | { ok: false; foreign: number; example: string }> {
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
-      const marked = await tx.run('MATCH (m:DemoScope {prefix: $prefix}) RETURN count(m) AS n', { prefix });
-      if (Number(marked.records[0]?.get('n') ?? 0) > 0) return { ok: true as const };
-      const found = await tx.run(
-        `MATCH (r:Resource) WHERE r.id STARTS WITH $prefix OR r.id IN $ids
-         RETURN count(r) AS n, min(r.id) AS example`,
-        { prefix, ids: [...ids] },
-      );
-      const n = Number(found.records[0]?.get('n') ?? 0);
-      if (n > 0 && !ownDatabase)
-        return { ok: false as const, foreign: n, example: String(found.records[0]!.get('example')) };
-      await tx.run('MERGE (m:DemoScope {prefix: $prefix}) ON CREATE SET m.claimedAt = datetime()', { prefix });
-      return { ok: true as const };
-    });
-  } finally {
-    await session.close();
-  }
-}
-
-/**
- * Deletes everything of one demo scope: resources whose id starts with one of `prefixes` or is one
- * of `ids`, and the
- * events, transitions, conditions, checks and cursors that belong to them. Used only by the demo,
- * which replays its recorded day from a clean slate; refuses a prefix that is not a whole scope.
+ * Deletes everything of one scope: resources whose id starts with one of `prefixes` or is one of
+ * `ids`, and the events, transitions, conditions, checks and cursors that belong to them, whoever
+ * wrote them. Only for tests' clean-up: the demo deletes only its own (graph/demo-scope.ts).
+ * Refuses a prefix that is not a whole scope.
  */
 export async function resetScope(
   driver: Driver,

@@ -1,0 +1,75 @@
+import type { Driver } from 'neo4j-driver';
+
+/**
+ * What the demo owns in a shared Neo4j: the resources its own passes wrote and no one has observed
+ * since. Each demo pass stamps what it wrote (`demoTag` = the pass's updateTag, `demoSeen` = its
+ * lastSeen); every real observation rewrites `updateTag` (a provider pass) or `lastSeen` (a
+ * declaration, a pass that only confirms), so a resource a real source has seen is no longer the
+ * demo's, whatever its id. Nothing here trusts an id prefix or a scope marker: a real cluster
+ * named like the demo's lives under the same prefix.
+ */
+
+/** A resource is the demo's: stamped by a demo pass and seen by nothing else since. */
+const OWNED = 'r.demoTag IS NOT NULL AND r.demoTag = r.updateTag AND r.demoSeen = r.lastSeen';
+
+/** Stamps the resources one demo pass wrote (tagged `updateTag`) as the demo's. Returns how many. */
+export async function markDemoOwned(driver: Driver, updateTag: string): Promise<number> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource {updateTag: $tag}) SET r.demoTag = $tag, r.demoSeen = r.lastSeen RETURN count(r) AS n`,
+    { tag: updateTag },
+  );
+  return Number(records[0]?.get('n') ?? 0);
+}
+
+/** Resources under `prefix` (or among `ids`) that are not the demo's: how many, and the first id. */
+export async function foreignInDemoScope(
+  driver: Driver,
+  prefix: string,
+  ids: readonly string[],
+): Promise<{ count: number; example: string | null }> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE (r.id STARTS WITH $prefix OR r.id IN $ids) AND NOT (${OWNED})
+     RETURN count(r) AS n, min(r.id) AS example`,
+    { prefix, ids: [...ids] },
+  );
+  const count = Number(records[0]?.get('n') ?? 0);
+  return { count, example: count > 0 ? String(records[0]!.get('example')) : null };
+}
+
+/**
+ * Deletes the demo's resources under `prefix` (or among `ids`) and what hangs off them: nodes whose
+ * `resourceId` or `hostId` is one of them and no kept resource (events, transitions, conditions,
+ * checks, feed entries), and their ingest cursors (`<id>#…`). `everything`: the database is the demo's own (its embedded
+ * Neo4j), so all of the scope goes, marked or not. Returns the nodes deleted.
+ */
+export async function resetDemoScope(
+  driver: Driver,
+  prefix: string,
+  ids: readonly string[],
+  options: { everything?: boolean } = {},
+): Promise<number> {
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE (r.id STARTS WITH $prefix OR r.id IN $ids) AND ($everything OR (${OWNED}))
+     RETURN collect(r.id) AS owned`,
+    { prefix, ids: [...ids], everything: options.everything ?? false },
+  );
+  const owned = (records[0]?.get('owned') as string[] | undefined) ?? [];
+  let deleted = 0;
+  for (;;) {
+    // A node that also belongs to a resource kept (an event of an adopted guest on a demo host) stays.
+    const res = await driver.executeQuery(
+      `MATCH (n) WHERE n.id IN $owned OR n.resourceId IN $owned OR n.hostId IN $owned
+          OR (n:IngestCursor AND any(o IN $owned WHERE n.id STARTS WITH o + '#'))
+       WITH n WHERE n.id IN $owned
+          OR NOT EXISTS { MATCH (k:Resource) WHERE k.id IN [n.resourceId, n.hostId] AND NOT k.id IN $owned }
+       WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n`,
+      { owned },
+    );
+    const n = Number(res.records[0]?.get('n') ?? 0);
+    deleted += n;
+    if (n === 0) break;
+  }
+  // The scope marker of earlier versions claimed the whole prefix; ownership is per node now.
+  await driver.executeQuery('MATCH (m:DemoScope {prefix: $prefix}) DELETE m', { prefix });
+  return deleted;
+}
