@@ -1,8 +1,9 @@
-import type { Plugin } from 'graphql-yoga';
+import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { ServiceDeps } from '../services/deps.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { refuseExpiredToken } from '../services/tokens.js';
+import { endWhenRefused, TOKEN_RECHECK_MS, tokenRefusal } from './token-watch.js';
 
 /** The bearer token of an Authorization header (`Bearer <token>`), or null. */
 export function bearerToken(header: string | null | undefined): string | null {
@@ -56,9 +57,22 @@ export async function authenticateBearer(
 /** Resolved principals, per request, so the context factory does not hash the token twice. */
 export const principals = new WeakMap<Request, Principal>();
 
+/** The bearer token of each authenticated request and when it was checked: a later step re-checks it. */
+const bearers = new WeakMap<Request, { token: string; at: number }>();
+
+/** The refusal of a request's token if it was checked longer than TOKEN_RECHECK_MS ago and no longer holds. */
+function staleRefusal(tokens: TokenStore, request: Request | undefined): string | null {
+  const principal = request ? principals.get(request) : undefined;
+  const bearer = request ? bearers.get(request) : undefined;
+  if (!principal || !bearer || Date.now() - bearer.at < TOKEN_RECHECK_MS) return null;
+  return tokenRefusal(tokens, bearer.token, principal);
+}
+
 /**
  * Answers HTTP 401 for a missing, unknown, revoked or expired token before any GraphQL work is
- * done. The tokens file is re-read when it changes, so a revocation applies to the next request.
+ * done. The tokens file is re-read when it changes, so a revocation applies to the next request;
+ * an open subscription re-checks its token every second and before each event, and ends with a
+ * last `UNAUTHENTICATED` result once it is revoked, expired or changed.
  */
 export function authPlugin(deps: ServiceDeps & { tokens: TokenStore }): Plugin {
   return {
@@ -77,6 +91,38 @@ export function authPlugin(deps: ServiceDeps & { tokens: TokenStore }): Plugin {
         return;
       }
       principals.set(request, checked.principal);
+      if (token) bearers.set(request, { token, at: Date.now() });
+    },
+    // A body sent slowly arrives after the check above: an operation that starts later runs only
+    // while the token still holds.
+    onExecute({ args, setResultAndStopExecution }) {
+      const reason = staleRefusal(deps.tokens, (args.contextValue as { request?: Request }).request);
+      if (reason === null) return;
+      setResultAndStopExecution({
+        errors: [createGraphQLError(reason, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } })],
+      });
+    },
+    onSubscribe({ args }) {
+      const request = (args.contextValue as { request?: Request }).request;
+      const principal = request ? principals.get(request) : undefined;
+      const token = request ? bearers.get(request)?.token : undefined;
+      // Unreachable: onRequest authenticated every request that reaches a subscription.
+      if (!principal || !token) throw new Error('subscription reached GraphQL without a principal');
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (!isAsyncIterable(result)) return;
+          setResult(
+            endWhenRefused(
+              result,
+              () => tokenRefusal(deps.tokens, token, principal),
+              (reason) => {
+                deps.log.warn({ principal: principal.name, role: principal.role, reason }, 'subscription ended');
+                return { errors: [createGraphQLError(reason, { extensions: { code: 'UNAUTHENTICATED' } })] };
+              },
+            ),
+          );
+        },
+      };
     },
   };
 }

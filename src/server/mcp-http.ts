@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { authenticateBearer, bearerToken } from './auth.js';
+import { tokenRefusal, watchToken } from './token-watch.js';
 
 /** The largest MCP request body read (a gate question's command is at most 16 KiB). */
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -57,7 +58,22 @@ export function createMcpHttpHandler(
       scopes: [],
       extra: { role: principal.role },
     };
-    await serve(Object.assign(req, { auth }), res);
+    // A stream (subscriptions/listen, a call answering over SSE) stays open past this check: it is
+    // cut within a second or so of the token's revocation or expiry. Nothing else can be written
+    // into the SDK's stream safely, so the connection is closed; the next request answers 401.
+    const unwatch = watchToken(
+      () => tokenRefusal(tokens, token!, principal),
+      (reason) => {
+        deps.log.warn({ principal: principal.name, role: principal.role, reason }, 'MCP stream ended');
+        res.destroy();
+      },
+    );
+    res.once('close', unwatch);
+    try {
+      await serve(Object.assign(req, { auth }), res);
+    } finally {
+      unwatch();
+    }
   };
   return (req, res) => {
     handle(req, res).catch((err: unknown) => {

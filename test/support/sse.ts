@@ -2,6 +2,10 @@
 export interface SseSubscription {
   /** The next `event: next` payload (`{ data, errors }`), or a rejection after `timeoutMs`. */
   next(timeoutMs?: number): Promise<any>;
+  /** Every `event: next` payload received so far, in order (also those `next` already returned). */
+  received: any[];
+  /** Resolves when the server ends the stream (or close() aborts it), with the last SSE event name seen. */
+  ended: Promise<{ lastEvent: string | null }>;
   close(): void;
 }
 
@@ -31,9 +35,14 @@ export async function subscribeSse(
   });
   if (!res.ok || !res.body) throw new Error(`subscription refused: HTTP ${res.status} ${await res.text()}`);
   const queue: any[] = [];
+  const received: any[] = [];
   const waiters: Array<(v: any) => void> = [];
-  const deliver = (payload: any) => (waiters.length > 0 ? waiters.shift()!(payload) : queue.push(payload));
-  void (async () => {
+  const deliver = (payload: any) => {
+    received.push(payload);
+    return waiters.length > 0 ? waiters.shift()!(payload) : queue.push(payload);
+  };
+  let lastEvent: string | null = null;
+  const ended = (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
     try {
@@ -52,12 +61,14 @@ export async function subscribeSse(
             .filter((l) => l.startsWith('data:'))
             .map((l) => l.slice(5).trim())
             .join('\n');
+          if (event) lastEvent = event;
           if (event === 'next' && data) deliver(JSON.parse(data));
         }
       }
     } catch {
       // aborted by close()
     }
+    return { lastEvent };
   })();
   return {
     next(timeoutMs = 10_000) {
@@ -74,6 +85,8 @@ export async function subscribeSse(
         waiters.push(waiter);
       });
     },
+    received,
+    ended,
     close: () => abort.abort(),
   };
 }
