@@ -4,12 +4,11 @@ import { dirname, extname, join } from 'node:path';
 import { renderGraphiQL, type GraphiQLOptions } from 'graphql-yoga';
 import { findPackageRoot } from '../package-root.js';
 import { TOKEN_PLACEHOLDER } from './auth.js';
+import { BOOT_SCRIPT, BOOT_SCRIPT_SOURCE, renderGraphiQLPage } from './graphiql-page.js';
 
 /** Where GraphiQL's assets are served from: the same origin, so the page works offline. */
 export const GRAPHIQL_ASSET_PREFIX = '/graphql/assets/';
-const CDN = /https:\/\/unpkg\.com\/@graphql-yoga\/graphiql@([0-9][^/]*)\/dist\//g;
 // Yoga's page fetches its favicon from GitHub; ours is inline, so nothing leaves the machine.
-const FAVICON = /<link rel=icon href=[^>]*>/;
 const LOCAL_FAVICON =
   '<link rel=icon href="data:image/svg+xml,' +
   encodeURIComponent(
@@ -58,11 +57,9 @@ export function graphiqlAssetDir(): string | null {
   }
 }
 
-/** Yoga's GraphiQL page with its CDN links pointed at our own asset route and a local favicon. */
+/** GraphiQL's page on our own asset route, with a local favicon and no inline script (graphiql-page.ts). */
 export function renderLocalGraphiQL(opts: GraphiQLOptions | undefined): string {
-  return renderGraphiQL({ ...GRAPHIQL_DEFAULTS, ...opts })
-    .replace(CDN, GRAPHIQL_ASSET_PREFIX)
-    .replace(FAVICON, LOCAL_FAVICON);
+  return renderGraphiQLPage({ ...GRAPHIQL_DEFAULTS, ...opts }, GRAPHIQL_ASSET_PREFIX, LOCAL_FAVICON);
 }
 
 function listFiles(dir: string, prefix = ''): string[] {
@@ -72,15 +69,18 @@ function listFiles(dir: string, prefix = ''): string[] {
   });
 }
 
+const BOOT = Buffer.from(BOOT_SCRIPT_SOURCE);
+
 /**
  * Serves the asset files by exact name from an allow-list read at start (no path joining of
- * request input, so no traversal). Returns null for anything else.
+ * request input, so no traversal), and the page's boot script. Returns null for anything else.
  */
 export function createAssetHandler(dir: string): (path: string) => { body: Buffer; type: string } | null {
   const files = new Set(listFiles(dir));
   const cache = new Map<string, Buffer>();
   return (path) => {
     const name = path.startsWith(GRAPHIQL_ASSET_PREFIX) ? path.slice(GRAPHIQL_ASSET_PREFIX.length) : '';
+    if (name === BOOT_SCRIPT) return { body: BOOT, type: CONTENT_TYPES['.js']! };
     if (!files.has(name)) return null;
     let body = cache.get(name);
     if (!body) cache.set(name, (body = readFileSync(join(dir, name))));

@@ -59,6 +59,17 @@ describe('GraphiQL in a real browser', () => {
       if (!r.url().startsWith(srv.url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:'))
         external.push(r.url());
     });
+    // The page runs under its Content-Security-Policy (no inline script): nothing it does may be refused.
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
+    await page.addInitScript(() =>
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`Refused to load: ${e.violatedDirective} ${e.blockedURI}`),
+      ),
+    );
     const query = `{ resource(slug: "vm:${vmName}") { id ... on Vm { state } rawState } }`;
     await page.goto(`${srv.url}/graphql?query=${encodeURIComponent(query)}`, { waitUntil: 'networkidle' });
     // The token goes where a person would put it: the Headers tab.
@@ -89,5 +100,6 @@ describe('GraphiQL in a real browser', () => {
     await page.screenshot({ path: SCREENSHOT });
     expect(existsSync(SCREENSHOT)).toBe(true);
     expect(external).toEqual([]);
+    expect(violations).toEqual([]);
   });
 });
