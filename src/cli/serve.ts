@@ -14,6 +14,7 @@ import { HEALTH_SCHEDULER_LEASE } from '../model/lease.js';
 import { configuredSources } from '../sources-file.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
+import { installLastResort } from '../server/process-faults.js';
 import { pipelineDeps, type ServiceDeps } from '../services/deps.js';
 import { TokenStore } from '../services/token-store.js';
 import { createFirstTokens } from '../services/tokens.js';
@@ -42,6 +43,8 @@ export const serveCommand: CliCommand = {
     const demo = values.demo === true;
     const config = demo ? demoConfig(ctx.config) : ctx.config;
     const { log } = ctx;
+    // Logs and counts what escaped every handler instead of ending the process (process-faults.ts).
+    const lastResort = installLastResort(log);
     // First, before anything opens: the service never starts on a broken policy.
     const policy = await loadStartupPolicy(config.policyFile);
     log.info(
@@ -66,7 +69,15 @@ export const serveCommand: CliCommand = {
     const tail = startFeedTail(graph.driver, bus, {
       onError: (err) => void (isUnavailable(err) || log.warn({ err }, 'feed tail: read failed')),
     });
+    // Health checks never probe aitia's own Neo4j (its Bolt port and the HTTP one beside it) nor,
+    // unless AITIA_CHECK_ALLOW names them, loopback, link-local or metadata addresses.
+    const neo4jUrl = new URL(graph.uri.replace(/^[a-z+]+:/, 'http:'));
+    const checkNetwork = {
+      allow: config.checkAllow,
+      protectedEndpoints: [Number(neo4jUrl.port || 7687), 7474].map((port) => ({ host: neo4jUrl.hostname, port })),
+    };
     const deps: ServiceDeps = {
+      checkNetwork,
       driver: graph.driver,
       log,
       version: packageVersion(),
@@ -140,6 +151,7 @@ export const serveCommand: CliCommand = {
           k: 3,
           historySize: 20,
           conditions: pipeline.conditions,
+          network: checkNetwork,
         }),
     });
     await new Promise<void>((resolve) => {
@@ -154,6 +166,7 @@ export const serveCommand: CliCommand = {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     await graph.close();
+    lastResort();
     return 0;
   },
 };

@@ -7,6 +7,8 @@ import { CLOUDEVENTS_PATH, createCloudEventsHandler, type PushSource } from './c
 import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
 import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './request-limits.js';
+import { DEFAULT_EDGE_LIMITS, type EdgeLimits, guarded, hardenServer, serverOptions } from './edge-guards.js';
+import { setSecurityHeaders } from './security-headers.js';
 
 /** HTTP-level limits and policies (AITIA_MAX_BODY_BYTES, AITIA_CORS_ORIGINS). */
 export interface HttpOptions {
@@ -17,6 +19,8 @@ export interface HttpOptions {
   pushSources?: ReadonlyMap<string, PushSource>;
   /** Runs of the same parsed GraphQL operation before it runs compiled (default 1: from its second run). */
   compileAfter?: number;
+  /** Timeouts, header size and connection cap (edge-guards.ts); defaults suit a service behind nothing. */
+  edge?: Partial<EdgeLimits>;
 }
 
 /**
@@ -30,56 +34,61 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
     corsOrigins: options.corsOrigins ?? [],
     compileAfter: options.compileAfter,
   });
-  const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map());
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const mcp = createMcpHttpHandler(deps, tokens);
+  const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map(), {
+    maxBodyBytes: maxBody,
+  });
+  const mcp = createMcpHttpHandler({ ...deps, tokens }, tokens);
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
     deps.log.warn(
       'GraphiQL assets not found: @graphql-yoga/graphiql is missing or not the version graphql-yoga names (npm ci); the browser page will not load offline',
     );
   const asset = assetDir ? createAssetHandler(assetDir) : () => null;
-  return createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
+  const routes = {
+    healthz: guarded(deps.log, '/healthz', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-      return;
-    }
-    if (path === '/readyz') {
-      void readiness(deps).then(({ ready, detail }) => {
-        res
-          .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));
-      });
-      return;
-    }
-    if (path?.startsWith(GRAPHIQL_ASSET_PREFIX) && req.method === 'GET') {
-      const found = asset(path);
+    }),
+    readyz: guarded(deps.log, '/readyz', async (_req, res) => {
+      const { ready, detail } = await readiness(deps);
+      res
+        .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ready ? 'ready' : 'not ready', ...detail }));
+    }),
+    asset: guarded(deps.log, GRAPHIQL_ASSET_PREFIX, (req, res) => {
+      const found = asset((req.url ?? '/').split('?')[0]!);
       if (found)
         res.writeHead(200, { 'content-type': found.type, 'cache-control': 'public, max-age=86400' }).end(found.body);
       else res.writeHead(404).end();
-      return;
-    }
-    if ((path === '/graphql' || path === '/mcp') && refuseOversizedBody(req, res, maxBody)) return;
-    if (path === '/graphql') {
-      void yoga.handle(req, res);
-      return;
-    }
-    if (path === '/mcp') {
-      mcp(req, res);
-      return;
-    }
-    if (path === CLOUDEVENTS_PATH) {
-      cloudEvents(req, res);
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        error: 'not found',
-        endpoints: ['/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
-      }),
-    );
+    }),
+    graphql: guarded(deps.log, '/graphql', (req, res) =>
+      refuseOversizedBody(req, res, maxBody) ? undefined : yoga.handle(req, res),
+    ),
+    mcp: guarded(deps.log, '/mcp', (req, res) => (refuseOversizedBody(req, res, maxBody) ? undefined : mcp(req, res))),
+    cloudEvents: guarded(deps.log, CLOUDEVENTS_PATH, (req, res) => cloudEvents(req, res)),
+    notFound: guarded(deps.log, 'not found', (_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: 'not found',
+          endpoints: ['/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
+        }),
+      );
+    }),
+  };
+  const limits = { ...DEFAULT_EDGE_LIMITS, ...options.edge };
+  const server = createServer(serverOptions(limits), (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    setSecurityHeaders(res, path);
+    if (path === '/healthz') return routes.healthz(req, res);
+    if (path === '/readyz') return routes.readyz(req, res);
+    if (path.startsWith(GRAPHIQL_ASSET_PREFIX) && req.method === 'GET') return routes.asset(req, res);
+    if (path === '/graphql') return routes.graphql(req, res);
+    if (path === '/mcp') return routes.mcp(req, res);
+    if (path === CLOUDEVENTS_PATH) return routes.cloudEvents(req, res);
+    return routes.notFound(req, res);
   });
+  hardenServer(server, limits, deps.log);
+  return server;
 }
 
 /** Listens and resolves with the bound address (port 0 picks a free one, for tests). */

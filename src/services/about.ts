@@ -23,7 +23,8 @@ export const READY_TIMEOUT_MS = 3000;
 
 /**
  * Is Neo4j reachable and the schema at the code's migration version? Asked by probes without a
- * principal, so it says nothing beyond that.
+ * principal, so it says nothing beyond that: fixed words and version numbers, never the driver's
+ * error (addresses, user names, server text), which goes to the log.
  */
 export async function readiness(deps: ServiceDeps): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
   let timer: NodeJS.Timeout | undefined;
@@ -39,7 +40,8 @@ export async function readiness(deps: ServiceDeps): Promise<{ ready: boolean; de
       detail: { neo4j: 'reachable', migration: version, expected: LATEST_MIGRATION },
     };
   } catch (err) {
-    return { ready: false, detail: { neo4j: 'unreachable', error: (err as Error).message } };
+    deps.log.warn({ err }, 'readiness: Neo4j did not answer');
+    return { ready: false, detail: { neo4j: 'unreachable' } };
   } finally {
     clearTimeout(timer);
   }
