@@ -1,21 +1,31 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DateTime } from 'luxon';
 import { AitiaError, type ErrorCode, RETRY_AFTER_SECONDS } from '../model/index.js';
-import type { ServiceDeps } from '../services/deps.js';
+import { nowOf, type ServiceDeps } from '../services/deps.js';
 import { withNeo4jDeadline } from '../services/deadline.js';
 import { ingestVcenterEvents } from '../services/ingest.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { authenticateBearer, bearerToken } from './auth.js';
+import { headerPairs, TOLERANCE_SECONDS, verifyPush } from './cloudevents-signature.js';
+import { readBody } from './read-body.js';
+import { RecentIds } from './recent-ids.js';
 
 /**
  * `POST /events/cloudevents?source=<name>`: vCenter events pushed by an event broker (VEBA,
  * Knative) as CloudEvents over HTTP — structured (`application/cloudevents+json`), batched
  * (`application/cloudevents-batch+json`) or binary (`ce-*` headers, the event in the body). The
  * caller is an ingester token (`Authorization: Bearer`, then `source` names the vCenter as its ids
- * do) or a push source signing the raw body: `X-Aitia-Signature: sha256=<hex HMAC-SHA256>` with the
- * source's own secret. Unsigned, wrongly signed or unknown → 401 and nothing stored. The events go
- * through ingestVcenterEvents (audited); a replayed CloudEvent is the same event (its key), stored once.
+ * do) or a push source signing the request with its own secret: timestamp, source, content-type,
+ * `ce-*` headers and body (scheme `v0`, see cloudevents-signature.ts), within 5 minutes of the
+ * server's clock. Unsigned, wrongly signed, out of time, the old body-only `sha256=` scheme, or a
+ * source without a secret → 401 and nothing stored. A signed request carrying a CloudEvent id the
+ * source had accepted within the window is a replay → 409 `REPLAYED`, nothing stored. The events
+ * go through ingestVcenterEvents (audited); history is append-only (conflicts in the answer).
+ *
+ * Whatever a client sends — a cut-off body, a reset socket, garbage — the handler answers or
+ * drops that one request; nothing it does can reject unhandled (the process would exit).
  */
 
 /** A source allowed to push, and the vCenter name its events are stored under. */
@@ -25,16 +35,15 @@ export interface PushSource {
   secret: string | null;
 }
 
-export const CLOUDEVENTS_PATH = '/events/cloudevents';
-const MAX_BODY = 1024 * 1024;
-
-/** `sha256=<hex>` of the body under `secret`; compared in constant time. Pure. */
-export function signatureMatches(secret: string, body: Buffer, header: string | undefined): boolean {
-  const m = /^sha256=([0-9a-f]{64})$/i.exec((header ?? '').trim());
-  if (!m) return false;
-  const expected = createHmac('sha256', secret).update(body).digest();
-  return timingSafeEqual(expected, Buffer.from(m[1]!, 'hex'));
+export interface CloudEventsOptions {
+  /** Body limit (AITIA_MAX_BODY_BYTES); default 1 MiB. */
+  maxBodyBytes?: number;
+  /** The accepted event ids (tests pass their own); default a fresh one per handler. */
+  recentIds?: RecentIds;
 }
+
+export const CLOUDEVENTS_PATH = '/events/cloudevents';
+const DEFAULT_MAX_BODY = 1024 * 1024;
 
 /** The CloudEvents of a request body, whatever the content mode. */
 export function cloudEventsOf(contentType: string, headers: IncomingMessage['headers'], body: Buffer): unknown[] {
@@ -62,45 +71,80 @@ export function cloudEventsOf(contentType: string, headers: IncomingMessage['hea
   ];
 }
 
-/** HTTP status per error code; the rest answer 400. A broker retries a 503 after Retry-After. */
-const STATUS: Partial<Record<ErrorCode, number>> = { FORBIDDEN: 403, UNAVAILABLE: 503 };
+/** What a replay is recognised by: the push source, the CloudEvent's source and id (else its content). */
+export function replayKey(pushSource: string, event: unknown): string {
+  const e = (typeof event === 'object' && event !== null ? event : {}) as { id?: unknown; source?: unknown };
+  if (typeof e.id === 'string' || typeof e.id === 'number')
+    return `${pushSource}\n${typeof e.source === 'string' ? e.source : ''}\n${String(e.id)}`;
+  return `${pushSource}\n#${createHash('sha256')
+    .update(JSON.stringify(event ?? null))
+    .digest('hex')}`;
+}
 
-function answer(res: ServerResponse, status: number, body: unknown): void {
+/** HTTP status per error code; the rest answer 400. A broker retries a 503 after Retry-After. */
+const STATUS: Partial<Record<ErrorCode, number>> = { FORBIDDEN: 403, UNAVAILABLE: 503, CONFLICT: 409 };
+
+function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const extra: Record<string, string> =
     status === 401
       ? { 'www-authenticate': 'Bearer realm="aitia"' }
       : status === 503
         ? { 'retry-after': String(RETRY_AFTER_SECONDS) }
         : {};
-  res.writeHead(status, { 'content-type': 'application/json', ...extra }).end(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', ...extra, ...headers }).end(JSON.stringify(body));
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on('end', () => resolve(size > MAX_BODY ? null : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
+const UNSIGNED =
+  'unauthenticated: send an ingester bearer token, or sign the request (X-Aitia-Timestamp: <unix seconds>, X-Aitia-Signature: v0=<hex HMAC-SHA256>) with the secret of the source named by ?source=';
 
 export function createCloudEventsHandler(
   deps: ServiceDeps,
   tokens: TokenStore,
   sources: ReadonlyMap<string, PushSource>,
+  options: CloudEventsOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const recent = options.recentIds ?? new RecentIds();
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'POST') return answer(res, 405, { error: 'POST CloudEvents here' });
-    const name = new URL(req.url ?? '/', 'http://x').searchParams.get('source') ?? '';
-    const body = await readBody(req);
-    if (body === null) return answer(res, 413, { error: `body larger than ${MAX_BODY} bytes` });
+    if (req.method !== 'POST') {
+      req.resume();
+      return answer(res, 405, { error: 'POST CloudEvents here' }, { allow: 'POST' });
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (Number.isFinite(declared) && declared > maxBody) {
+      req.resume();
+      return answer(
+        res,
+        413,
+        {
+          error: `request body is ${declared} bytes; the limit is ${maxBody} (AITIA_MAX_BODY_BYTES)`,
+          code: 'PAYLOAD_TOO_LARGE',
+        },
+        { connection: 'close' },
+      );
+    }
+    let name: string;
+    try {
+      name = new URL(req.url ?? '/', 'http://x').searchParams.get('source') ?? '';
+    } catch {
+      req.resume();
+      return answer(res, 400, { error: 'request target: not a URL path' }, { connection: 'close' });
+    }
+    const read = await readBody(req, maxBody);
+    // The client went away mid-body: nobody to answer, nothing to store.
+    if (read.kind === 'aborted') return void res.destroy();
+    if (read.kind === 'too_large')
+      return answer(
+        res,
+        413,
+        { error: `request body is larger than ${maxBody} bytes (AITIA_MAX_BODY_BYTES)`, code: 'PAYLOAD_TOO_LARGE' },
+        { connection: 'close' },
+      );
+    const body = read.body;
     let principal: Principal;
     let server: string;
-    const signature = req.headers['x-aitia-signature'];
+    let signedAt: number | null = null;
     const token = bearerToken(req.headers.authorization);
     if (token) {
       const checked = await authenticateBearer(deps, tokens, token);
@@ -109,27 +153,65 @@ export function createCloudEventsHandler(
       server = sources.get(name)?.server ?? name;
     } else {
       const source = sources.get(name);
-      if (!source?.secret || typeof signature !== 'string' || !signatureMatches(source.secret, body, signature))
-        return answer(res, 401, {
-          error:
-            'unauthenticated: send an ingester bearer token, or sign the body (X-Aitia-Signature: sha256=<hex HMAC>) with the secret of the source named by ?source=',
-        });
+      const signature = req.headers['x-aitia-signature'];
+      // No secret (or no such source): fail closed, and the same answer either way.
+      if (!source?.secret || typeof signature !== 'string') return answer(res, 401, { error: UNSIGNED });
+      const check = verifyPush({
+        secret: source.secret,
+        source: name,
+        timestamp: typeof req.headers['x-aitia-timestamp'] === 'string' ? req.headers['x-aitia-timestamp'] : undefined,
+        signature,
+        headers: headerPairs(req.rawHeaders),
+        body,
+        nowSeconds: Math.floor(DateTime.fromISO(nowOf(deps)).toSeconds()),
+      });
+      if (!check.ok) return answer(res, 401, { error: check.reason, code: 'UNAUTHENTICATED' });
       principal = { name: `push:${name}`, role: 'ingester' };
       server = source.server;
+      signedAt = check.timestamp;
     }
     if (server === '') return answer(res, 400, { error: 'source: name the vCenter (?source=<name>)' });
+    let remembered: string[] = [];
     try {
       const events = cloudEventsOf(String(req.headers['content-type'] ?? ''), req.headers, body);
+      if (signedAt !== null) {
+        const nowMs = DateTime.fromISO(nowOf(deps)).toMillis();
+        const keys = [...new Set(events.map((e) => replayKey(name, e)))];
+        const seen = keys.filter((k) => recent.has(k, nowMs));
+        if (seen.length > 0)
+          return answer(res, 409, {
+            error: `replayed: ${seen.length} of this request's CloudEvents (${seen.map((k) => k.split('\n').pop()).join(', ')}) were accepted from source ${name} within the last ${TOLERANCE_SECONDS} s; nothing stored`,
+            code: 'REPLAYED',
+          });
+        // Held from now, so a concurrent copy of the same request is a replay too.
+        for (const k of keys) recent.add(k, (signedAt + TOLERANCE_SECONDS) * 1000, nowMs);
+        remembered = keys;
+      }
       // Under the whole-request Neo4j deadline: a broker is told 503 + Retry-After, not left hanging.
       const result = await withNeo4jDeadline(deps, () => ingestVcenterEvents(deps, principal, { server, events }));
+      remembered = [];
+      if (result.conflicts.length > 0)
+        deps.log.warn(
+          { source: name, conflicts: result.conflicts },
+          'cloudevents: pushed events conflict with history',
+        );
       return answer(res, 200, result);
     } catch (err) {
       if (err instanceof SyntaxError) return answer(res, 400, { error: `body: not JSON: ${err.message}` });
       if (err instanceof AitiaError)
         return answer(res, STATUS[err.code] ?? 400, { error: err.message, code: err.code });
-      deps.log.error({ err }, 'cloudevents: ingest failed');
-      return answer(res, 500, { error: 'internal error' });
+      throw err;
+    } finally {
+      // Not accepted after all: the broker's retry must get through.
+      for (const k of remembered) recent.delete(k);
     }
   };
-  return (req, res) => void handle(req, res);
+
+  return (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      deps.log.error({ err }, 'cloudevents: request failed');
+      if (!res.headersSent && !res.destroyed) answer(res, 500, { error: 'internal error' }, { connection: 'close' });
+      else res.destroy();
+    });
+  };
 }
