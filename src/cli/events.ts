@@ -9,8 +9,8 @@ const USAGE = 'aitia events import --provider vcenter --server <name> --file <ev
 /**
  * `aitia events import --provider vcenter --server <name> --file <json>`: imports a vCenter event
  * export (e.g. `govc events -json` output, VMOMI JSON, an event broker's CloudEvents) into the
- * graph, idempotently. Prints the counts and each event left out with its reason; exits 1 when
- * any was left out, 2 on bad arguments.
+ * graph, idempotently. Prints the counts and each event left out with its reason (skipped, or a
+ * conflict with recorded history); exits 1 when any was left out, 2 on bad arguments.
  */
 export const eventsCommand: CliCommand = {
   name: 'events',
@@ -46,7 +46,9 @@ export const eventsCommand: CliCommand = {
         `${report.scope} events: received=${report.fetched} written=${report.events.written} new=${report.events.created} updated=${report.events.updated} skipped=${report.skipped.length} conflicts=${report.conflicts.length} duplicates=${report.duplicates.length} (${(report.durationMs / 1000).toFixed(1)} s)`,
       );
       for (const s of report.skipped) ctx.print(`  skipped ${s.id ?? '?'}: ${s.reason}`);
-      return report.skipped.length > 0 ? 1 : 0;
+      // A conflict is an event refused (history is append-only): as much left out as a skipped one.
+      for (const c of report.conflicts) ctx.print(`  conflict ${c.item}: ${c.reason}`);
+      return report.skipped.length + report.conflicts.length > 0 ? 1 : 0;
     } catch (err) {
       if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT') {
         // server → --server; events (the document) → --file.

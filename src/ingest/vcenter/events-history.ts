@@ -5,8 +5,8 @@ import type { EventRecord, StoredEventRecord } from '../../model/events.js';
  * vCenter's event log is history: an event, once logged under its key, never changes. So a re-push
  * of a key already stored must carry the same content; one that differs (who, what, when, outcome)
  * is refused and reported as a conflict, never written over the stored one. The same key twice in
- * one document is reported as a duplicate (the first copy is the one imported; a copy that differs
- * is a conflict too). Where the resource link is concerned a re-push may still add what was not
+ * one document is reported as a duplicate and imported once; copies that differ are a conflict,
+ * and none of them is imported (which one is history cannot be told from the document). Where the resource link is concerned a re-push may still add what was not
  * known (linking is not content).
  */
 
@@ -43,7 +43,7 @@ export interface EventNotice {
   reason: string;
 }
 
-/** Splits a document's events: the first copy of each key, duplicates and in-document conflicts. */
+/** Splits a document's events: one copy of each key whose copies agree, duplicates and in-document conflicts. */
 export function dedupeDocument(events: ReadonlyArray<{ event: EventRecord; index: number }>): {
   unique: Array<{ event: EventRecord; index: number }>;
   duplicates: EventNotice[];
@@ -52,6 +52,7 @@ export function dedupeDocument(events: ReadonlyArray<{ event: EventRecord; index
   const first = new Map<string, { event: EventRecord; index: number }>();
   const duplicates: EventNotice[] = [];
   const conflicts: EventNotice[] = [];
+  const conflicted = new Set<string>();
   for (const e of events) {
     const seen = first.get(e.event.id);
     if (!seen) {
@@ -61,11 +62,13 @@ export function dedupeDocument(events: ReadonlyArray<{ event: EventRecord; index
     const item = `events[${e.index}]`;
     duplicates.push({ item, reason: `${e.event.id} is also events[${seen.index}]: imported once` });
     const diff = eventDifferences(seen.event, e.event);
-    if (diff.length > 0)
+    if (diff.length > 0) {
+      conflicted.add(e.event.id);
       conflicts.push({
         item,
-        reason: `${e.event.id} differs from events[${seen.index}] (${diff.join(', ')}): the first copy was imported`,
+        reason: `${e.event.id} differs from events[${seen.index}] (${diff.join(', ')}): one key, two contents; neither is imported`,
       });
+    }
   }
-  return { unique: [...first.values()], duplicates, conflicts };
+  return { unique: [...first.values()].filter((e) => !conflicted.has(e.event.id)), duplicates, conflicts };
 }

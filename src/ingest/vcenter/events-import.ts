@@ -1,9 +1,9 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../../model/index.js';
-import { getEventsByIds, upsertEvents } from '../../graph/events.js';
+import { appendEvents } from '../../graph/events.js';
 import type { EventRecord } from '../../model/events.js';
 import { createReport, finishReport, type IngestReport, newUpdateTag } from '../report.js';
-import { dedupeDocument, eventDifferences, type EventNotice } from './events-history.js';
+import { dedupeDocument, type EventNotice } from './events-history.js';
 import { transformVcenterEvent } from './events-transform.js';
 import { isObject } from './payload.js';
 
@@ -15,6 +15,8 @@ export interface EventImportReport extends IngestReport {
   /** Keys that appear more than once in the document (imported once). */
   duplicates: EventNotice[];
 }
+
+const itemIndex = (item: string) => Number(/\d+/.exec(item)?.[0] ?? 0);
 
 /** Keys under which exports and API answers hold the event list. */
 const LIST_KEYS = ['events', 'Events', 'value', 'returnval'];
@@ -58,7 +60,8 @@ function parseText(text: string, field: string): unknown {
  * PascalCase, pyVmomi references, CloudEvent envelopes, short govc records. Events that cannot be
  * read go to `skipped` with the reason; the rest are upserted idempotently (the same key twice is
  * one event) and linked to their resources when those exist. A key already stored with other
- * content is refused (`conflicts`); a key repeated in the document is reported (`duplicates`).
+ * content is refused (`conflicts`), decided in the write itself; a key repeated in the document is
+ * reported (`duplicates`), and one whose copies differ is a conflict, not imported.
  */
 export async function importVcenterEvents(
   driver: Driver,
@@ -86,27 +89,19 @@ export async function importVcenterEvents(
   const doc = dedupeDocument(read);
   report.duplicates = doc.duplicates;
   report.conflicts = doc.conflicts;
-  // History is append-only: a stored key with other content is refused, never overwritten.
-  const stored = new Map(
-    (
-      await getEventsByIds(
-        driver,
-        doc.unique.map((e) => e.event.id),
-      )
-    ).map((e) => [e.id, e]),
+  // History is append-only: a stored key with other content is refused, never overwritten. The
+  // check is part of the write (appendEvents), so two concurrent pushes of one key store one content.
+  const written = await appendEvents(
+    driver,
+    doc.unique.map((e) => e.event),
   );
-  const events: EventRecord[] = [];
-  for (const { event, index } of doc.unique) {
-    const before = stored.get(event.id);
-    const diff = before ? eventDifferences(before, event) : [];
-    if (diff.length === 0) events.push(event);
-    else
-      report.conflicts.push({
-        item: `events[${index}]`,
-        reason: `${event.id} is already recorded with other content (${diff.join(', ')}): history is append-only, the stored event is kept`,
-      });
-  }
-  const written = await upsertEvents(driver, events);
+  const indexOf = new Map(doc.unique.map((e) => [e.event.id, e.index]));
+  for (const c of written.conflicts)
+    report.conflicts.push({
+      item: `events[${indexOf.get(c.id)}]`,
+      reason: `${c.id} is already recorded with other content (${c.fields.join(', ')}): history is append-only, the stored event is kept`,
+    });
+  report.conflicts.sort((a, b) => itemIndex(a.item) - itemIndex(b.item));
   report.events.written = written.written;
   report.events.created = written.created;
   report.events.updated = written.updated;

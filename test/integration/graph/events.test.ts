@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { candidateWindow } from '../../../correlator/window.js';
+import type { EventRecord } from '../../../src/model/index.js';
 import {
+  appendEvents,
   findCandidateEvents,
   getEventsByIds,
   linkEventsToResources,
@@ -98,6 +100,114 @@ describe('upsertEvents: idempotent on the event id', () => {
     };
     await expect(upsertEvents(driver, [good, bad])).rejects.toThrow(/events\[1\]\.startedAt: must be an ISO-8601 time/);
     expect(await eventCount(good.id)).toBe(0);
+  });
+});
+
+/** A vCenter event (history: append-only), its id in this file's scope. */
+const vcEvent = (key: number, over: Partial<EventRecord> = {}): EventRecord => ({
+  id: `vcenter:vc-${scope}/event/${key}`,
+  provider: 'vcenter',
+  resourceId: null,
+  resourceKind: null,
+  objectId: 'vm-101',
+  hostId: null,
+  node: null,
+  sourceNode: null,
+  type: 'vm_stop',
+  rawType: 'VmPoweredOffEvent',
+  actor: 'VSPHERE.LOCAL\\alice',
+  actorKind: 'human',
+  tokenId: null,
+  startedAt: '2026-05-14T02:08:30Z',
+  endedAt: '2026-05-14T02:08:30Z',
+  statusClass: 'ok',
+  statusText: null,
+  chainId: String(key),
+  message: 'web-01 is powered off',
+  pid: null,
+  pstart: null,
+  ...over,
+});
+
+async function storedContent(id: string): Promise<string | null> {
+  const [e] = await getEventsByIds(driver, [id]);
+  return e ? `${e.actor} ${e.type} ${e.startedAt} ${e.message}` : null;
+}
+
+describe('appendEvents: history is append-only, decided inside the write', () => {
+  it('creates, keeps the same content (another zone notation too), refuses other content naming the fields', async () => {
+    const e = vcEvent(1);
+    expect(await appendEvents(driver, [e])).toMatchObject({ written: 1, created: 1, conflicts: [] });
+    const before = await getEventsByIds(driver, [e.id]);
+    const again = await appendEvents(driver, [{ ...e, startedAt: '2026-05-14T04:08:30+02:00' }]);
+    expect(again).toMatchObject({ written: 1, created: 0, updated: 0, conflicts: [] });
+    const other = await appendEvents(driver, [
+      { ...e, actor: 'VSPHERE.LOCAL\\mallory', endedAt: null, statusClass: 'error', message: null },
+    ]);
+    expect(other).toMatchObject({
+      written: 0,
+      created: 0,
+      conflicts: [{ id: e.id, fields: ['actor', 'endedAt', 'statusClass', 'message'] }],
+    });
+    expect(await getEventsByIds(driver, [e.id])).toEqual(before);
+  });
+
+  it.each([10, 20])(
+    '%i concurrent writers of one id with different content: one content stored, the rest conflicts',
+    async (n) => {
+      const key = 100 + n;
+      const copies = Array.from({ length: n }, (_, i) =>
+        vcEvent(key, { actor: `VSPHERE.LOCAL\\user${i}`, message: `copy ${i}` }),
+      );
+      const results = await Promise.all(copies.map((c) => appendEvents(driver, [c])));
+      const winners = results.flatMap((r, i) => (r.created === 1 ? [i] : []));
+      expect(winners).toHaveLength(1);
+      expect(results.filter((r) => r.conflicts.length === 1 && r.written === 0)).toHaveLength(n - 1);
+      for (const r of results) if (r.conflicts.length > 0) expect(r.conflicts[0]!.fields).toEqual(['actor', 'message']);
+      expect(await eventCount(copies[0]!.id)).toBe(1);
+      const w = copies[winners[0]!]!;
+      expect(await storedContent(w.id)).toBe(`${w.actor} vm_stop 2026-05-14T02:08:30Z ${w.message}`);
+    },
+  );
+
+  it('concurrent writers of the same content: one creates, the others are the same event', async () => {
+    const e = vcEvent(200);
+    const results = await Promise.all(Array.from({ length: 12 }, () => appendEvents(driver, [e])));
+    expect(results.map((r) => r.created).reduce((a, b) => a + b)).toBe(1);
+    expect(results.every((r) => r.written === 1 && r.conflicts.length === 0)).toBe(true);
+  });
+
+  it('an event already written by upsertEvents is compared too; a conflicting row in a batch leaves the others written', async () => {
+    const legacy = vcEvent(300);
+    await upsertEvents(driver, [legacy]);
+    const res = await appendEvents(driver, [
+      vcEvent(301),
+      { ...legacy, type: 'vm_start', rawType: 'VmPoweredOnEvent' },
+      vcEvent(302),
+    ]);
+    expect(res).toMatchObject({ written: 2, created: 2, conflicts: [{ id: legacy.id, fields: ['type', 'rawType'] }] });
+    expect((await getEventsByIds(driver, [legacy.id]))[0]).toMatchObject({ type: 'vm_stop' });
+  });
+
+  it('the same id twice in one call is refused, naming both, and nothing is written', async () => {
+    const a = vcEvent(400);
+    await expect(appendEvents(driver, [vcEvent(401), a, { ...a }])).rejects.toThrow(
+      /^events\[2\]\.id: .*\/event\/400 is also events\[1\]/,
+    );
+    expect(await eventCount(vcEvent(401).id)).toBe(0);
+  });
+
+  it('the same content again may link a resource found since; a conflicting row links nothing', async () => {
+    const rid = `vcenter:vc-${scope}/vm/vm-501`;
+    const e = vcEvent(500);
+    await appendEvents(driver, [e]);
+    await upsertResources(driver, [{ id: rid, kind: 'vm', provider: 'vcenter', name: `w-${scope}`, state: 'running' }]);
+    const conflicting = await appendEvents(driver, [{ ...e, actor: null, resourceId: rid, resourceKind: 'vm' }]);
+    expect(conflicting.conflicts).toHaveLength(1);
+    expect(await concerns(e.id)).toEqual([]);
+    const linked = await appendEvents(driver, [{ ...e, resourceId: rid, resourceKind: 'vm' }]);
+    expect(linked).toMatchObject({ written: 1, updated: 1, conflicts: [] });
+    expect(await concerns(e.id)).toEqual([rid]);
   });
 });
 

@@ -115,18 +115,49 @@ describe('importVcenterEvents', () => {
     expect(same.conflicts).toEqual([]);
   });
 
-  it('a key twice in one document is imported once and reported; a differing copy is a conflict', async () => {
+  it('a key twice in one document is imported once and reported; copies that differ are a conflict, none imported', async () => {
     const a = { ...vmomi[1]!, key: 9930 };
-    const report = await importVcenterEvents(driver, [a, { ...a }, { ...a, createdTime: '2026-05-14T05:00:00Z' }], {
+    const same = await importVcenterEvents(driver, [a, { ...a }], { server });
+    expect(same.events).toMatchObject({ transformed: 2, written: 1, created: 1 });
+    expect(same.duplicates.map((d) => d.item)).toEqual(['events[1]']);
+    expect(same.conflicts).toEqual([]);
+
+    const b = { ...vmomi[1]!, key: 9931 };
+    const report = await importVcenterEvents(driver, [b, { ...b }, { ...b, createdTime: '2026-05-14T05:00:00Z' }], {
       server,
     });
-    expect(report.events).toMatchObject({ transformed: 3, written: 1, created: 1 });
+    expect(report.events).toMatchObject({ transformed: 3, written: 0, created: 0 });
     expect(report.duplicates.map((d) => d.item)).toEqual(['events[1]', 'events[2]']);
     expect(report.conflicts).toEqual([
-      { item: 'events[2]', reason: expect.stringMatching(/differs from events\[0\] \(startedAt, endedAt\)/) },
+      {
+        item: 'events[2]',
+        reason: expect.stringMatching(
+          /9931 differs from events\[0\] \(startedAt, endedAt\): one key, two contents; neither is imported/,
+        ),
+      },
     ]);
-    const [stored] = await getEventsByIds(driver, [`vcenter:${server}/event/9930`]);
-    expect(stored!.startedAt).toBe('2026-05-14T02:09:00Z');
+    expect(await getEventsByIds(driver, [`vcenter:${server}/event/9931`])).toEqual([]);
+  });
+
+  it('concurrent imports of one key with different content: one is stored, every other one is a conflict', async () => {
+    const key = 9950;
+    const copies = Array.from({ length: 15 }, (_, i) => ({
+      ...vmomi[0]!,
+      key,
+      chainId: key,
+      userName: `VSPHERE.LOCAL\\user${i}`,
+    }));
+    const reports = await Promise.all(copies.map((c) => importVcenterEvents(driver, [c], { server })));
+    const created = reports.flatMap((r, i) => (r.events.created === 1 ? [i] : []));
+    expect(created).toHaveLength(1);
+    const refused = reports.filter((r) => r.events.written === 0);
+    expect(refused).toHaveLength(copies.length - 1);
+    for (const r of refused)
+      expect(r.conflicts).toEqual([
+        { item: 'events[0]', reason: expect.stringMatching(/already recorded with other content \(actor\)/) },
+      ]);
+    const [stored] = await getEventsByIds(driver, [`vcenter:${server}/event/${key}`]);
+    expect(stored!.actor).toBe(`VSPHERE.LOCAL\\user${created[0]}`);
   });
 
   it('a createdTime without a time zone is refused, not taken as UTC', async () => {
@@ -176,6 +207,23 @@ describe('aitia events import', () => {
       new RegExp(`^vcenter:${server} events: received=3 written=2 new=2 updated=0 skipped=1 conflicts=0 duplicates=0 `),
     );
     expect(lines[1]).toMatch(/^ {2}skipped events\[2\]: event class unknown/);
+  });
+
+  it('prints each conflict with recorded history and exits 1; the same file again exits 0', async () => {
+    const file = join(dir, 'history.json');
+    const event = { ...vmomi[0]!, key: 9960, chainId: 9960 };
+    writeFileSync(file, JSON.stringify([event]));
+    const first = context();
+    const args = ['import', '--provider', 'vcenter', '--server', server, '--file', file];
+    expect(await eventsCommand.run(args, first.ctx)).toBe(0);
+    expect(await eventsCommand.run(args, context().ctx)).toBe(0);
+    writeFileSync(file, JSON.stringify([{ ...event, userName: 'VSPHERE.LOCAL\\mallory' }]));
+    const rewritten = context();
+    expect(await eventsCommand.run(args, rewritten.ctx)).toBe(1);
+    expect(rewritten.lines[0]).toMatch(/ written=0 new=0 updated=0 skipped=0 conflicts=1 duplicates=0 /);
+    expect(rewritten.lines[1]).toMatch(
+      /^ {2}conflict events\[0\]: .*9960 is already recorded with other content \(actor\)/,
+    );
   });
 
   it('bad arguments exit 2 with the reason', async () => {
