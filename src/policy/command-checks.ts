@@ -1,5 +1,10 @@
+import { hasFlag } from './command-options.js';
 import { CRITICAL_PATHS, DESTRUCTIVE_TEXT_PATTERNS } from './command-rules.js';
-import type { RiskClass } from './risk.js';
+import { isRiskier, type RiskClass } from './risk.js';
+import { awkRisk, sedRisk } from './script-checks.js';
+import { isDynamic, mayBeOption, type Expansion } from './shell-words.js';
+
+export { hasFlag } from './command-options.js';
 
 /** One judgement of one command, with the reason an operator will read. */
 export interface Verdict {
@@ -7,24 +12,33 @@ export interface Verdict {
   reason: string;
 }
 
-const readOnly = (reason = 'read-only allow-list'): Verdict => ({ riskClass: 'read_only', reason });
-const mutation = (reason: string): Verdict => ({ riskClass: 'config_mutation', reason });
-const destructive = (reason: string): Verdict => ({ riskClass: 'destructive', reason: `destructive: ${reason}` });
+/** What a check may ask of the classifier: how each argument is expanded, how a command is judged. */
+export interface CheckContext {
+  /** Parallel to the arguments. */
+  expansions: ReadonlyArray<Expansion | null>;
+  /** Judges a command given as words, as the classifier does. */
+  judgeWords(words: string[]): Verdict;
+  /** Judges a command line given as text. */
+  judgeText(text: string): Verdict;
+}
+
+export const readOnly = (reason = 'read-only allow-list'): Verdict => ({ riskClass: 'read_only', reason });
+export const mutation = (reason: string): Verdict => ({ riskClass: 'config_mutation', reason });
+export const destructive = (reason: string): Verdict => ({
+  riskClass: 'destructive',
+  reason: `destructive: ${reason}`,
+});
+
+/** The riskiest verdict (the first of equals), or null for none. */
+export function riskiest(verdicts: ReadonlyArray<Verdict | null>): Verdict | null {
+  let worst: Verdict | null = null;
+  for (const v of verdicts) if (v !== null && (worst === null || isRiskier(v.riskClass, worst.riskClass))) worst = v;
+  return worst;
+}
 
 /** Arguments that are not options. */
 export function positionals(args: readonly string[]): string[] {
   return args.filter((a) => !a.startsWith('-') && !a.startsWith('+'));
-}
-
-/** True when `args` hold `flag` itself, `--flag=value`, or a short flag inside a cluster (`-Cn`). */
-export function hasFlag(args: readonly string[], flag: string): boolean {
-  const short = /^-[A-Za-z]$/.test(flag) ? flag[1]! : null;
-  return args.some(
-    (a) =>
-      a === flag ||
-      (flag.startsWith('--') && a.startsWith(`${flag}=`)) ||
-      (short !== null && /^-[A-Za-z]+$/.test(a) && a.includes(short)),
-  );
 }
 
 /** True for `/`, top-level system directories, home, globs of them, and paths built from variables. */
@@ -42,7 +56,13 @@ const BLOCK_DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|md|dm-|mapper\/|disk\/|z
 const HARMLESS_SINK = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 
 /** What writing to `target` means: nothing, a file change, or overwriting a device. */
-export function judgeWriteTarget(target: string, via: string): Verdict | null {
+export function judgeWriteTarget(target: string, via: string, expansion: Expansion | null = null): Verdict | null {
+  if (isDynamic(expansion)) {
+    const prefix = target.slice(0, expansion!.at);
+    if ('/dev/'.startsWith(prefix) || prefix.startsWith('/dev/'))
+      return destructive(`${via} writes ${target}, a path built at run time (it may be a block device)`);
+    return mutation(`${via} writes ${target}`);
+  }
   if (HARMLESS_SINK.test(target)) return null;
   if (BLOCK_DEVICE.test(target)) return destructive(`${via} overwrites block device ${target}`);
   return mutation(`${via} writes ${target}`);
@@ -56,60 +76,97 @@ export function scanDestructiveText(text: string): Verdict | null {
   return null;
 }
 
-function recursiveOnCritical(tool: string, args: readonly string[]): Verdict {
-  const recursive = hasFlag(args, '-r') || hasFlag(args, '-R') || hasFlag(args, '--recursive');
+function recursiveOnCritical(tool: string, args: readonly string[], ctx: CheckContext): Verdict {
+  // An unquoted expansion may hold `-r` (and the path): `rm $X` may be `rm -rf /`.
+  const split = ctx.expansions.some((e) => e?.fieldSplit === true && !e.known);
+  const recursive = split || hasFlag(args, '-r') || hasFlag(args, '-R') || hasFlag(args, '--recursive');
   if (hasFlag(args, '--no-preserve-root')) return destructive(`${tool} --no-preserve-root`);
   const critical = positionals(args).find(isCriticalPath);
   if (recursive && critical !== undefined) return destructive(`${tool} recursively on ${critical}`);
   return mutation(`${tool} changes files`);
 }
 
-const FIND_WRITES = ['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls'];
+// Commands that change or remove what they are run on: run on every file under `/`, they wreck it.
+const FILE_ALTERING = new Set(['rm', 'shred', 'unlink', 'truncate', 'chmod', 'chown', 'chgrp', 'mv', 'setfacl']);
 
-// sed's `w`/`W` write files and GNU `e` executes: read-only only when none can occur. False
-// positives (an `e` after a delimiter) cost an approval, never a wrong auto-run.
-const SED_WRITES = /(^|[/;{}\s\d$,])[wWe](?![A-Za-z])/;
-// awk can run commands (system, pipes, getline) and redirect print output to files.
-const AWK_ESCAPES = /\bsystem\s*\(|\||getline|\bprintf?\b[^;}]*>/;
+/**
+ * A command run on every file under `roots` (`find -exec`, `rg --pre`): judged with the roots as
+ * its operands (`{}` stands for them), never read-only, destructive when it alters files and a
+ * root is critical.
+ */
+export function onEveryFile(words: string[], roots: string[], via: string, what: string, ctx: CheckContext): Verdict {
+  const name = (words[0] ?? '').slice((words[0] ?? '').lastIndexOf('/') + 1);
+  const filled = words.some((w) => w.includes('{}'))
+    ? words.flatMap((w) => (w === '{}' ? roots : [w.replaceAll('{}', roots[0] ?? '.')]))
+    : [...words, ...roots];
+  const inner = ctx.judgeWords(filled);
+  const critical = roots.find(isCriticalPath);
+  const floor =
+    FILE_ALTERING.has(name) && critical !== undefined
+      ? destructive(`${via} runs ${name} on every file under ${critical}`)
+      : mutation(`${via} runs ${name} on every file ${what}`);
+  return isRiskier(inner.riskClass, floor.riskClass)
+    ? { ...inner, reason: `${via} runs ${name}: ${inner.reason}` }
+    : floor;
+}
+
+const FIND_RUNS = ['-exec', '-execdir', '-ok', '-okdir'];
+const FIND_WRITES = ['-fprint', '-fprint0', '-fprintf', '-fls'];
+
+function judgeFind(args: readonly string[], ctx: CheckContext): Verdict {
+  let i = 0;
+  while (i < args.length && /^-([HLP]|O\d*|D)$/.test(args[i]!)) i += args[i] === '-D' ? 2 : 1;
+  const start = i;
+  while (i < args.length && !/^[-(!),]/.test(args[i]!)) i++;
+  const roots = args.slice(start, i).length > 0 ? args.slice(start, i) : ['.'];
+  const verdicts: Verdict[] = [];
+  const unsure = args.findIndex((_, k) => mayBeOption(ctx.expansions[k]));
+  if (unsure !== -1)
+    verdicts.push(mutation(`find: argument ${args[unsure]} is expanded when it runs, so it may be an action`));
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-delete') {
+      const critical = roots.find(isCriticalPath);
+      verdicts.push(
+        critical !== undefined
+          ? destructive(`find ${critical} -delete removes files across ${critical}`)
+          : mutation('find -delete removes files'),
+      );
+    } else if (FIND_RUNS.includes(a)) {
+      const end = args.findIndex((w, k) => k > i && (w === ';' || w === '+'));
+      const words = args.slice(i + 1, end === -1 ? args.length : end);
+      verdicts.push(onEveryFile(words, roots, `find ${a}`, 'it finds', ctx));
+      i = end === -1 ? args.length : end;
+    } else if (FIND_WRITES.includes(a)) {
+      verdicts.push(judgeWriteTarget(args[i + 1] ?? '', `find ${a}`, ctx.expansions[i + 1] ?? null) ?? readOnly());
+      i += a === '-fprintf' ? 2 : 1;
+    }
+  }
+  return riskiest(verdicts) ?? readOnly();
+}
 
 /** Commands whose risk depends on their arguments in ways a table cannot say. */
-export const SPECIAL_CHECKS: Readonly<Record<string, (args: string[]) => Verdict>> = {
-  rm: (args) => recursiveOnCritical('rm', args),
-  chmod: (args) => recursiveOnCritical('chmod', args),
-  chown: (args) => recursiveOnCritical('chown', args),
-  chgrp: (args) => recursiveOnCritical('chgrp', args),
+export const SPECIAL_CHECKS: Readonly<Record<string, (args: string[], ctx: CheckContext) => Verdict>> = {
+  rm: (args, ctx) => recursiveOnCritical('rm', args, ctx),
+  chmod: (args, ctx) => recursiveOnCritical('chmod', args, ctx),
+  chown: (args, ctx) => recursiveOnCritical('chown', args, ctx),
+  chgrp: (args, ctx) => recursiveOnCritical('chgrp', args, ctx),
   mv: (args) => {
     const sources = positionals(args).slice(0, -1);
     const critical = sources.find(isCriticalPath);
     return critical !== undefined ? destructive(`mv moves ${critical}`) : mutation('mv changes files');
   },
-  find: (args) => {
-    const roots = args
-      .slice(
-        0,
-        Math.max(
-          0,
-          args.findIndex((a) => a.startsWith('-')),
-        ),
-      )
-      .filter(isCriticalPath);
-    const writing = FIND_WRITES.find((f) => args.includes(f));
-    if (writing === undefined) return readOnly();
-    const removes =
-      args.includes('-delete') ||
-      args.some((a, i) => a.startsWith('-exec') && ['rm', 'shred'].includes(args[i + 1] ?? ''));
-    return removes && roots.length > 0
-      ? destructive(`find ${roots[0]} ${writing} removes files across ${roots[0]}`)
-      : mutation(`find ${writing} changes files`);
+  find: judgeFind,
+  dd: (args, ctx) => {
+    const at = args.findIndex((a) => a.startsWith('of='));
+    if (at === -1) return readOnly('dd without of= only reads');
+    const e = ctx.expansions[at] ?? null;
+    const shifted = e === null ? null : { ...e, at: Math.max(0, e.at - 3) };
+    return judgeWriteTarget(args[at]!.slice(3), 'dd', shifted) ?? readOnly('dd writes only to a harmless sink');
   },
-  dd: (args) => {
-    const of = args.find((a) => a.startsWith('of='));
-    if (of === undefined) return readOnly('dd without of= only reads');
-    return judgeWriteTarget(of.slice(3), 'dd') ?? readOnly('dd writes only to a harmless sink');
-  },
-  tee: (args) => {
-    const verdicts = positionals(args)
-      .map((f) => judgeWriteTarget(f, 'tee'))
+  tee: (args, ctx) => {
+    const verdicts = args
+      .map((f, i) => (f.startsWith('-') ? null : judgeWriteTarget(f, 'tee', ctx.expansions[i] ?? null)))
       .filter((v): v is Verdict => v !== null);
     return (
       verdicts.find((v) => v.riskClass === 'destructive') ??
@@ -118,18 +175,16 @@ export const SPECIAL_CHECKS: Readonly<Record<string, (args: string[]) => Verdict
     );
   },
   sed: (args) => {
-    if (args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place')))
-      return mutation('sed -i edits files in place');
-    if (hasFlag(args, '-f') || hasFlag(args, '--file')) return mutation('sed -f runs a script that is not analysed');
-    const script = positionals(args)[0] ?? '';
-    return SED_WRITES.test(script) ? mutation('sed script may write files or execute commands') : readOnly();
+    const why = sedRisk(args);
+    return why === null ? readOnly() : mutation(why);
   },
   awk: (args) => {
-    if (hasFlag(args, '-f') || args.some((a) => a === '-i' || a.startsWith('inplace')))
-      return mutation('awk runs a program file or edits in place');
-    const program = positionals(args)[0] ?? '';
-    return AWK_ESCAPES.test(program) ? mutation('awk program may run commands or write files') : readOnly();
+    const risk = awkRisk(args);
+    if (risk === null) return readOnly();
+    return scanDestructiveText(risk.program) ?? mutation(risk.why);
   },
+  lshw: (args) =>
+    args.some((a) => a === '-dump' || a === '--dump') ? mutation('lshw -dump writes a database file') : readOnly(),
   sysctl: (args) =>
     ['-w', '--write', '-p', '--load', '--system'].some((f) => hasFlag(args, f)) ||
     positionals(args).some((a) => a.includes('='))

@@ -1,25 +1,26 @@
 import {
-  hasFlag,
   judgeWriteTarget,
-  positionals,
+  riskiest,
   scanDestructiveText,
   SPECIAL_CHECKS,
+  type CheckContext,
   type Verdict,
 } from './command-checks.js';
+import { judgeListed } from './command-listed.js';
 import {
   ALWAYS_DESTRUCTIVE,
   ALWAYS_MUTATING,
   INTERPRETERS,
-  MAX_POSITIONALS,
-  MUTATING_FLAGS,
   READ_ONLY_COMMANDS,
   SHELLS,
   SUBCOMMAND_TOOLS,
-  type SubcommandRule,
+  VERSIONED_INTERPRETER,
 } from './command-rules.js';
+import { judgeGit, judgeSubcommand } from './command-subcommands.js';
+import { unwrapCommand, type Word } from './command-wrappers.js';
 import { maxRisk, type RiskClass } from './risk.js';
 import { parseShell, type SimpleCommand } from './shell-parse.js';
-import { unwrapCommand } from './command-wrappers.js';
+import { isDynamic, type Expansion } from './shell-words.js';
 
 /** One part of a command line and how it was judged. */
 export interface CommandPart {
@@ -41,7 +42,10 @@ const OFF_LIST = 'not on the read-only allow-list';
  * Classifies a shell command for a `run` action: read_only only when every part is on the
  * read-only allow-list; package, kernel and service-enablement changes and anything unknown are
  * config_mutation; erasing storage is destructive. Pipes, lists, `sudo`, env prefixes, quotes,
- * `sh -c` and substitutions are followed; what cannot be read fails closed.
+ * `sh -c` and substitutions are followed; what cannot be read fails closed. A command word that
+ * is not a static literal (`$X`, `$(…)`, `$'…'`, globs, braces) is destructive: what runs is not
+ * known. Options are read however they are spelt (`-o/x`, `-s@0`, `--out=`), and programs that
+ * run other programs (`rg --pre`, `find -exec`, `awk system()`) are judged by what they run.
  */
 export function classifyCommand(command: string): CommandClassification {
   const parts = classifyText(command, 0);
@@ -78,31 +82,68 @@ interface Context {
   depth: number;
 }
 
+function verdictOf(parts: readonly CommandPart[]): Verdict {
+  return riskiest(parts) ?? { riskClass: 'read_only', reason: 'no command' };
+}
+
+function checkContext(expansions: ReadonlyArray<Expansion | null>, ctx: Context): CheckContext {
+  return {
+    expansions,
+    judgeWords: (words) =>
+      verdictOf(
+        classifySimple({ words, expansions: words.map(() => null), redirects: [] }, { ...ctx, depth: ctx.depth + 1 }),
+      ),
+    judgeText: (text) => verdictOf(classifyText(text, ctx.depth + 1)),
+  };
+}
+
+const notStatic = (e: Expansion, what: string): Verdict => ({
+  riskClass: 'destructive',
+  reason: `destructive: ${what} is not a static literal (${e.why}): what runs is not known`,
+});
+
 function classifySimple(cmd: SimpleCommand, ctx: Context): CommandPart[] {
   const shown = [...cmd.words, ...cmd.redirects.map((r) => `${r.op}${r.target}`)].join(' ');
   const part = (v: Verdict): CommandPart => ({ command: shown, ...v });
   const parts: CommandPart[] = [];
   for (const r of cmd.redirects) {
     const writes = r.op.includes('>') && !(r.op.endsWith('&') && /^(\d+|-)$/.test(r.target));
-    const v = writes ? judgeWriteTarget(r.target, `redirection ${r.op}`) : null;
+    const v = writes ? judgeWriteTarget(r.target, `redirection ${r.op}`, r.expansion) : null;
     if (v !== null) parts.push(part(v));
   }
-  const unwrapped = unwrapCommand(cmd.words);
-  if (unwrapped.kind === 'inner') return [...parts, ...classifyText(unwrapped.text, ctx.depth + 1)];
+  const words: Word[] = cmd.words.map((text, i) => ({ text, expansion: cmd.expansions[i] ?? null }));
+  const unwrapped = unwrapCommand(words);
+  parts.push(...unwrapped.notes.map(part));
+  if (unwrapped.kind === 'inner') {
+    if (isDynamic(unwrapped.expansion))
+      return [...parts, part(notStatic(unwrapped.expansion!, 'the command text is built when it runs and'))];
+    return [...parts, ...classifyText(unwrapped.text, ctx.depth + 1)];
+  }
   if (unwrapped.kind === 'verdict') return [...parts, part(unwrapped.verdict)];
-  const [first, ...args] = unwrapped.words;
+  const [first, ...rest] = unwrapped.words;
   if (first === undefined) return parts.length > 0 ? parts : [part({ riskClass: 'read_only', reason: 'no command' })];
-  const name = first.includes('/') ? first.slice(first.lastIndexOf('/') + 1) : first;
-  if (SHELLS.has(name)) return [...parts, ...classifyShell(name, args, ctx, part)];
-  return [...parts, part(judge(name, args, ctx))];
+  if (first.expansion !== null) return [...parts, part(notStatic(first.expansion, `command word ${first.text}`))];
+  const args = rest.map((w) => w.text);
+  const check = checkContext(
+    rest.map((w) => w.expansion),
+    ctx,
+  );
+  const name = first.text.includes('/') ? first.text.slice(first.text.lastIndexOf('/') + 1) : first.text;
+  if (SHELLS.has(name)) return [...parts, ...classifyShell(name, rest, ctx, part)];
+  return [...parts, part(judge(name, args, ctx, check))];
 }
 
 /** `sh -c 'cmd'` is judged by `cmd`; a shell reading a pipe, here-document or script is not read-only. */
-function classifyShell(name: string, args: string[], ctx: Context, part: (v: Verdict) => CommandPart): CommandPart[] {
+function classifyShell(name: string, words: Word[], ctx: Context, part: (v: Verdict) => CommandPart): CommandPart[] {
+  const args = words.map((w) => w.text);
   const flags = args.filter((a, i) => a.startsWith('-') && args.slice(0, i).every((b) => b.startsWith('-')));
   const rest = args.slice(flags.length);
-  if (flags.some((f) => /^-[A-Za-z]*c[A-Za-z]*$/.test(f)) && rest[0] !== undefined)
+  if (flags.some((f) => /^-[A-Za-z]*c[A-Za-z]*$/.test(f)) && rest[0] !== undefined) {
+    const text = words[flags.length]!;
+    if (isDynamic(text.expansion))
+      return [part(notStatic(text.expansion!, `the text ${name} -c runs is built when it runs and`))];
     return classifyText(rest[0], ctx.depth + 1);
+  }
   const scan = scanDestructiveText(ctx.fullText);
   const why =
     rest[0] !== undefined
@@ -111,7 +152,7 @@ function classifyShell(name: string, args: string[], ctx: Context, part: (v: Ver
   return [part(scan ?? { riskClass: 'config_mutation', reason: why })];
 }
 
-function judge(name: string, args: string[], ctx: Context): Verdict {
+function judge(name: string, args: string[], ctx: Context, check: CheckContext): Verdict {
   const alias =
     name === 'gawk' || name === 'mawk' || name === 'nawk' ? 'awk' : name.startsWith('mkfs.') ? 'mkfs' : name;
   const always = ALWAYS_DESTRUCTIVE[alias];
@@ -119,10 +160,11 @@ function judge(name: string, args: string[], ctx: Context): Verdict {
   const mutating = ALWAYS_MUTATING[alias] ?? (alias.includes('kernel') ? 'kernel mutation' : undefined);
   if (mutating !== undefined) return { riskClass: 'config_mutation', reason: `${mutating} (${name})` };
   const special = SPECIAL_CHECKS[alias];
-  if (special !== undefined) return special(args);
+  if (special !== undefined) return special(args, check);
   const tool = SUBCOMMAND_TOOLS[alias];
-  if (tool !== undefined) return judgeSubcommand(name, tool, args);
-  if (INTERPRETERS.has(alias)) {
+  if (tool !== undefined)
+    return alias === 'git' ? judgeGit(tool, args, check) : judgeSubcommand(name, tool, args, check);
+  if (INTERPRETERS.has(alias) || VERSIONED_INTERPRETER.test(alias)) {
     return (
       scanDestructiveText(ctx.fullText) ?? {
         riskClass: 'config_mutation',
@@ -130,35 +172,7 @@ function judge(name: string, args: string[], ctx: Context): Verdict {
       }
     );
   }
-  if (READ_ONLY_COMMANDS.has(alias)) {
-    const flag = (MUTATING_FLAGS[alias] ?? []).find((f) => hasFlag(args, f));
-    if (flag !== undefined) return { riskClass: 'config_mutation', reason: `${name} ${flag} writes` };
-    const max = MAX_POSITIONALS[alias];
-    if (max !== undefined && positionals(args).length > max)
-      return { riskClass: 'config_mutation', reason: `${name} with arguments changes state` };
-    return { riskClass: 'read_only', reason: 'read-only allow-list' };
-  }
+  if (READ_ONLY_COMMANDS.has(alias)) return judgeListed(alias, args, check);
   // Off the list: still look inside its arguments (`ssh host 'mkfs …'`) for destructive intent.
   return scanDestructiveText(args.join(' ')) ?? { riskClass: 'config_mutation', reason: `${name}: ${OFF_LIST}` };
-}
-
-function judgeSubcommand(label: string, rule: SubcommandRule, args: string[]): Verdict {
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith('-')) i += rule.valueFlags?.includes(args[i]!) ? 2 : 1;
-  const sub = args[i];
-  const rest = args.slice(i + 1);
-  if (sub === undefined) {
-    return rule.bareIsRead
-      ? { riskClass: 'read_only', reason: 'read-only allow-list' }
-      : { riskClass: 'config_mutation', reason: `${label} without a read-only subcommand: ${OFF_LIST}` };
-  }
-  const here = `${label} ${sub}`;
-  const nested = rule.nested?.[sub];
-  if (nested !== undefined) return judgeSubcommand(here, nested, rest);
-  if (rule.destructive?.includes(sub)) return { riskClass: 'destructive', reason: `destructive: ${here}` };
-  const flag = (rule.destructiveFlags?.[sub] ?? []).find((f) => hasFlag(rest, f));
-  if (flag !== undefined) return { riskClass: 'destructive', reason: `destructive: ${here} ${flag}` };
-  if (rule.read.includes(sub)) return { riskClass: 'read_only', reason: 'read-only allow-list' };
-  const named = rule.named?.[sub];
-  return { riskClass: 'config_mutation', reason: named !== undefined ? `${named} (${here})` : `${here}: ${OFF_LIST}` };
 }

@@ -149,114 +149,6 @@ export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'uniq',
 ]);
 
-/** Allow-listed commands that the given flags turn into writes (`date -s`, `dmesg -c`, `sort -o`). */
-export const MUTATING_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  date: ['-s', '--set'],
-  dmesg: ['-c', '-C', '--clear', '--read-clear', '-n', '--console-level', '-D', '-E', '--console-off', '--console-on'],
-  journalctl: [
-    '--vacuum-size',
-    '--vacuum-time',
-    '--vacuum-files',
-    '--rotate',
-    '--flush',
-    '--sync',
-    '--relinquish-var',
-    '--setup-keys',
-    '--update-catalog',
-  ],
-  sort: ['-o', '--output'],
-  mount: ['-a', '--all', '-o', '--options', '-B', '--bind', '-M', '--move', '-R', '--rbind'],
-  hwclock: ['--set', '-w', '--systohc', '-s', '--hctosys', '--adjust'],
-  smartctl: ['-t', '--test', '-s', '--smart', '-o', '--offlineauto', '-S', '--saveauto', '-X', '--abort'],
-  iptables: [
-    '-A',
-    '--append',
-    '-D',
-    '--delete',
-    '-I',
-    '--insert',
-    '-R',
-    '--replace',
-    '-F',
-    '--flush',
-    '-Z',
-    '--zero',
-    '-N',
-    '--new-chain',
-    '-X',
-    '--delete-chain',
-    '-P',
-    '--policy',
-    '-E',
-    '--rename-chain',
-  ],
-  ip6tables: [
-    '-A',
-    '--append',
-    '-D',
-    '--delete',
-    '-I',
-    '--insert',
-    '-R',
-    '--replace',
-    '-F',
-    '--flush',
-    '-Z',
-    '--zero',
-    '-N',
-    '--new-chain',
-    '-X',
-    '--delete-chain',
-    '-P',
-    '--policy',
-    '-E',
-    '--rename-chain',
-  ],
-  ethtool: [
-    '-s',
-    '--change',
-    '-K',
-    '--offload',
-    '-G',
-    '--set-ring',
-    '-A',
-    '--pause',
-    '-C',
-    '--coalesce',
-    '-E',
-    '--change-eeprom',
-    '-f',
-    '--flash',
-    '-p',
-    '--identify',
-    '-r',
-    '--negotiate',
-    '-L',
-    '--set-channels',
-    '-X',
-    '--set-rxfh-indir',
-    '-N',
-    '--config-nfc',
-    '-U',
-    '--config-ntuple',
-    '-W',
-    '--set-dump',
-    '--reset',
-  ],
-  hostname: ['-F', '--file', '-b', '--boot'],
-};
-
-/**
- * Allow-listed commands that write when given more positional arguments (`hostname NEW`,
- * `uniq IN OUT`, `date MMDDhhmm`). Arguments starting with `-` or `+` are not positional.
- */
-export const MAX_POSITIONALS: Readonly<Record<string, number>> = {
-  hostname: 0,
-  mount: 0,
-  uniq: 1,
-  date: 0,
-};
-
 /** How a tool with subcommands (`systemctl status`, `zpool destroy`) is judged. */
 export interface SubcommandRule {
   /** Subcommands that only read. */
@@ -272,6 +164,10 @@ export interface SubcommandRule {
   nested?: Readonly<Record<string, SubcommandRule>>;
   /** Flags that make a given subcommand destructive: `docker compose down -v`. */
   destructiveFlags?: Readonly<Record<string, readonly string[]>>;
+  /** Flags that make a given read-only subcommand write or run something: `git log --output`. */
+  mutatingFlags?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Flags that make any use of the tool a mutation, wherever they stand: `nft -f`, `ip -batch`. */
+  mutatingGlobal?: Readonly<Record<string, string>>;
 }
 
 const PACKAGE = 'package mutation';
@@ -299,6 +195,13 @@ const APT_PACKAGE = [
   'autoclean',
   'edit-sources',
 ];
+// APT configuration can name programs (Dir::Bin::Methods, hooks) and cache files.
+const APT_OPTIONS: Readonly<Record<string, string>> = {
+  '-o': 'sets APT configuration, which can name programs to run',
+  '--option': 'sets APT configuration, which can name programs to run',
+  '-c': 'reads another APT configuration',
+  '--config-file': 'reads another APT configuration',
+};
 const IP_OBJECT: SubcommandRule = { read: ['show', 'list', 'ls', 'lst', 'sh', 'get', 'help'], bareIsRead: true };
 const DOCKER_READ = [
   'ps',
@@ -316,11 +219,11 @@ const DOCKER_READ = [
   'info',
   'df',
   'events',
-  'config',
 ];
 const DOCKER_OBJECT: SubcommandRule = { read: DOCKER_READ, bareIsRead: true };
 const COMPOSE: SubcommandRule = {
-  read: DOCKER_READ,
+  read: [...DOCKER_READ, 'config'],
+  mutatingFlags: { config: { '-o': 'writes a file', '--output': 'writes a file' } },
   valueFlags: ['-f', '--file', '-p', '--project-name', '--project-directory', '--env-file', '--profile'],
   destructiveFlags: { down: ['-v', '--volumes'] },
 };
@@ -332,8 +235,10 @@ const DOCKER: SubcommandRule = {
     image: DOCKER_OBJECT,
     network: DOCKER_OBJECT,
     volume: { ...DOCKER_OBJECT, destructive: ['rm', 'remove', 'prune'] },
-    system: { read: ['df', 'info', 'events'], destructive: ['prune'] },
+    system: { read: ['df', 'info', 'events'], destructive: ['prune', 'reset'] },
     compose: COMPOSE,
+    // Swarm configs: `docker config rm` is no read.
+    config: { read: ['ls', 'inspect'], bareIsRead: true },
   },
 };
 
@@ -395,11 +300,13 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   service: { read: [], bareIsRead: false, named: {} },
   'apt-get': {
     read: ['check', 'changelog', 'help'],
+    mutatingGlobal: APT_OPTIONS,
     named: named(PACKAGE, APT_PACKAGE),
     valueFlags: ['-o', '--option', '-c', '--config-file', '-t', '--target-release'],
   },
   apt: {
     read: ['list', 'search', 'show', 'showsrc', 'policy', 'depends', 'rdepends', 'changelog', 'help'],
+    mutatingGlobal: APT_OPTIONS,
     named: named(PACKAGE, APT_PACKAGE),
     valueFlags: ['-o', '--option', '-c', '--config-file', '-t', '--target-release'],
   },
@@ -454,8 +361,38 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   flatpak: { read: ['list', 'info', 'search'], named: named(PACKAGE, ['install', 'uninstall', 'update']) },
   pip: { read: ['list', 'show', 'freeze', 'check'], named: named(PACKAGE, ['install', 'uninstall']) },
   pip3: { read: ['list', 'show', 'freeze', 'check'], named: named(PACKAGE, ['install', 'uninstall']) },
+  'apt-cache': {
+    read: [
+      'policy',
+      'show',
+      'showsrc',
+      'search',
+      'depends',
+      'rdepends',
+      'showpkg',
+      'stats',
+      'dump',
+      'dumpavail',
+      'unmet',
+      'pkgnames',
+      'madison',
+      'dotty',
+      'xvcg',
+    ],
+    named: { gencaches: 'package cache mutation' },
+    valueFlags: ['-o', '--option', '-c', '--config-file', '-p', '--pkg-cache', '-s', '--src-cache'],
+    mutatingGlobal: {
+      ...APT_OPTIONS,
+      '-p': 'writes a package cache file',
+      '--pkg-cache': 'writes a package cache file',
+      '-s': 'writes a source cache file',
+      '--src-cache': 'writes a source cache file',
+    },
+  },
   ip: {
     read: [],
+    // Any prefix of -batch (`-b`, `-ba` …) runs the commands in a file and ignores the rest.
+    mutatingGlobal: { '-batch': 'runs the commands in a batch file' },
     valueFlags: ['-n', '-netns', '-f', '-family', '-b', '-batch', '-rc', '-rcvbuf'],
     nested: Object.fromEntries(
       [
@@ -493,6 +430,11 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   zpool: {
     read: ['status', 'list', 'iostat', 'get', 'history', 'events'],
     destructive: ['destroy', 'labelclear', 'create'],
+    mutatingFlags: {
+      events: { '-c': 'clears the event log' },
+      status: { '-c': 'runs scripts' },
+      iostat: { '-c': 'runs scripts' },
+    },
   },
   zfs: { read: ['list', 'get', 'holds', 'userspace', 'groupspace', 'version'], destructive: ['destroy', 'rollback'] },
   qm: { read: ['list', 'status', 'config', 'pending', 'showcmd', 'listsnapshot', 'help'], destructive: ['destroy'] },
@@ -504,6 +446,7 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   cryptsetup: {
     read: ['status', 'luksDump', 'isLuks', 'tcryptDump', 'luksUUID'],
     destructive: ['luksFormat', 'erase', 'luksErase'],
+    mutatingFlags: { luksUUID: { '--uuid': 'sets the UUID' } },
   },
   docker: DOCKER,
   podman: DOCKER,
@@ -511,6 +454,8 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   kubectl: {
     read: ['get', 'describe', 'logs', 'top', 'version', 'explain', 'api-resources', 'api-versions', 'cluster-info'],
     valueFlags: ['-n', '--namespace', '--context', '--kubeconfig', '-s', '--server'],
+    mutatingGlobal: { '--kubeconfig': 'reads a kubeconfig, which can name credential plugins that run' },
+    mutatingFlags: { 'cluster-info': { '--output-directory': 'writes files' } },
   },
   git: {
     read: [
@@ -526,7 +471,14 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
       'grep',
       'shortlog',
     ],
-    valueFlags: ['-C', '-c'],
+    valueFlags: ['-C', '-c', '--git-dir', '--work-tree', '--namespace'],
+    mutatingFlags: {
+      log: { '--output': 'writes a file' },
+      show: { '--output': 'writes a file' },
+      diff: { '--output': 'writes a file' },
+      grep: { '-O': 'runs a pager program on the files', '--open-files-in-pager': 'runs a pager program on the files' },
+      'ls-remote': { '--upload-pack': 'runs a program' },
+    },
   },
   timedatectl: { read: ['status', 'show', 'list-timezones', 'timesync-status', 'show-timesync'], bareIsRead: true },
   hostnamectl: { read: ['status'], bareIsRead: true },
@@ -544,7 +496,16 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
     ],
     bareIsRead: true,
   },
-  nft: { read: ['list', 'describe'], valueFlags: ['-f', '--file', '-I', '--includepath'] },
+  nft: {
+    read: ['list', 'describe'],
+    valueFlags: ['-f', '--file', '-I', '--includepath'],
+    mutatingGlobal: {
+      '-f': 'loads rules from a file',
+      '--file': 'loads rules from a file',
+      '-i': 'reads commands from stdin',
+      '--interactive': 'reads commands from stdin',
+    },
+  },
   ufw: { read: ['status', 'show', 'version'] },
 };
 
@@ -591,10 +552,20 @@ export const INTERPRETERS: ReadonlySet<string> = new Set([
   'expect',
   'pwsh',
   'Rscript',
-  'gawk',
-  'mawk',
-  'nawk',
+  'pypy',
+  'pypy3',
+  'deno',
+  'bun',
+  'java',
+  'jshell',
+  'irb',
+  'julia',
+  'guile',
+  'gdb',
 ]);
+
+/** Versioned interpreter names: `python3.11`, `perl5.36`, `ruby3.2`. */
+export const VERSIONED_INTERPRETER = /^(python|perl|ruby|php|lua|node|pypy)[0-9.]+$/;
 
 /** Shells: `sh -c '…'` is classified by its command string; a shell reading stdin is not read-only. */
 export const SHELLS: ReadonlySet<string> = new Set([
