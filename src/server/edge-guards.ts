@@ -58,6 +58,11 @@ const inFlight = (socket: Socket) => (socket as Socket & { _httpMessage?: Server
  */
 export function hardenServer(server: Server, limits: EdgeLimits, log: Logger): void {
   server.maxConnections = limits.maxConnections;
+  // Node times headers from their first byte: a socket that sends nothing would stay forever. Until
+  // its first request arrives it may idle only as long as headers may take; then Node's own timers
+  // (request, keep-alive) apply and a streamed answer is not cut.
+  server.on('connection', (socket: Socket) => socket.setTimeout(limits.headersTimeoutMs));
+  server.on('request', (req: IncomingMessage) => req.socket.setTimeout(server.timeout));
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     log.debug({ code: err.code, message: err.message }, 'http: client error');
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight(socket)) {

@@ -25,6 +25,8 @@ beforeAll(async () => {
     pushSources: new Map([[SOURCE, { server: SOURCE, secret: 'push-secret' }]]),
   });
   port = Number(new URL(srv.url).port);
+  // The first query plans and compiles; the bound is for a warm service.
+  await askAbout();
 });
 afterAll(async () => {
   process.off('unhandledRejection', onFault);
@@ -201,4 +203,111 @@ describe('answers to requests node:http cannot parse', () => {
     expect(badChunk).toMatch(/^HTTP\/1\.1 (400|404) /);
     await expectStillServing();
   });
+});
+
+/** Opens a socket that sends `bytes` one byte per `everyMs`, until stopped; counts when the server closed it. */
+function trickler(bytes: string, everyMs: number) {
+  const socket = connect(port, '127.0.0.1');
+  let i = 0;
+  let closedAt: number | null = null;
+  let answer = '';
+  const t0 = performance.now();
+  socket.on('error', () => undefined);
+  socket.on('data', (c: Buffer) => (answer += c.toString('latin1')));
+  socket.on('close', () => (closedAt = performance.now() - t0));
+  const timer = setInterval(() => {
+    if (i < bytes.length && !socket.destroyed) socket.write(bytes[i++]!);
+  }, everyMs);
+  return {
+    closedAfterMs: () => closedAt,
+    answer: () => answer,
+    stop: () => {
+      clearInterval(timer);
+      socket.destroy();
+    },
+  };
+}
+
+describe('many slow sockets at once', () => {
+  it('300 sockets trickling headers and bodies to every endpoint, one byte a second: queries still answer within a second', async () => {
+    const slow = Array.from({ length: 300 }, (_, i) => {
+      const e = ENDPOINTS[i % ENDPOINTS.length]!;
+      const bytes =
+        i % 2
+          ? head(e, srv.tokens.agent)
+          : `${head(e, srv.tokens.agent, 'content-length: 900\r\n\r\n')}${'{'.repeat(900)}`;
+      // Bodies start at once: only their last bytes trickle.
+      return trickler(i % 2 ? bytes : bytes.slice(0, bytes.length - 880), 1000);
+    });
+    try {
+      await sleep(300);
+      for (let k = 0; k < 6; k++) {
+        await expectStillServing();
+        await sleep(400);
+      }
+    } finally {
+      for (const s of slow) s.stop();
+    }
+  }, 30_000);
+});
+
+describe('what one slow client can hold', () => {
+  it('a socket that trickles its headers is closed once the header time is up (10 s), with a 408', async () => {
+    const slow = trickler('GET /healthz HTTP/1.1\r\nhost: x\r\n' + 'x-a: b\r\n'.repeat(100), 500);
+    try {
+      const deadline = performance.now() + 14_000;
+      while (slow.closedAfterMs() === null && performance.now() < deadline) await sleep(200);
+      expect(slow.closedAfterMs()).not.toBeNull();
+      expect(slow.closedAfterMs()!).toBeLessThan(12_500);
+      expect(slow.closedAfterMs()!).toBeGreaterThan(9_000);
+      expect(slow.answer()).toMatch(/^HTTP\/1\.1 408 /);
+      await expectStillServing();
+    } finally {
+      slow.stop();
+    }
+  }, 20_000);
+
+  it('a trickled body is closed once the request time is up; past the connection cap new sockets are closed at once', async () => {
+    const tight = await startTestServer(driver, {
+      tokenPrefix: `tight-${scope}`,
+      http: { edge: { headersTimeoutMs: 1_000, requestTimeoutMs: 2_500, maxConnections: 20 } },
+    });
+    const tightPort = Number(new URL(tight.url).port);
+    const open: Socket[] = [];
+    try {
+      const body = connect(tightPort, '127.0.0.1');
+      open.push(body);
+      body.on('error', () => undefined);
+      let bodyClosed: number | null = null;
+      const t0 = performance.now();
+      body.on('close', () => (bodyClosed = performance.now() - t0));
+      body.write(
+        `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer ${tight.tokens.agent}\r\ncontent-length: 100\r\n\r\n{`,
+      );
+      const drip = setInterval(() => body.destroyed || body.write(' '), 200);
+      while (bodyClosed === null && performance.now() - t0 < 6_000) await sleep(100);
+      clearInterval(drip);
+      expect(bodyClosed).not.toBeNull();
+      expect(bodyClosed!).toBeLessThan(4_500);
+      // 20 idle sockets fill the cap; the 21st is closed without an answer, and frees nothing of theirs.
+      for (let i = 0; i < 20; i++) {
+        const s = connect(tightPort, '127.0.0.1');
+        s.on('error', () => undefined);
+        open.push(s);
+        await new Promise((r) => s.once('connect', r));
+      }
+      await sleep(100);
+      const extra = connect(tightPort, '127.0.0.1');
+      extra.on('error', () => undefined);
+      open.push(extra);
+      await new Promise((r) => extra.once('close', r));
+      // The idle ones are let go within the header time, and the server answers again.
+      await sleep(2_500);
+      const res = await tight.gql(tight.tokens.agent, '{ about { role } }');
+      expect(res).toEqual({ status: 200, body: { data: { about: { role: 'agent' } } } });
+    } finally {
+      for (const s of open) s.destroy();
+      await tight.close();
+    }
+  }, 30_000);
 });
