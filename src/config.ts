@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { type CheckAllowEntry, parseCheckAllow } from './model/check-address.js';
 import { ConfigError } from './model/errors.js';
 
 const bool = z
@@ -208,6 +209,16 @@ export const ENV_SCHEMA = z.object({
     .describe(
       'Lease of each leader-only loop (a source poller, the health scheduler): renewed every third of it; another replica takes over within twice it.',
     ),
+  AITIA_CHECK_ALLOW: z
+    .string()
+    .superRefine((v, ctx) => {
+      const parsed = parseCheckAllow(v);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.reason });
+    })
+    .optional()
+    .describe(
+      "Addresses health checks may probe although they are loopback, link-local, metadata or unspecified (comma-separated: 127.0.0.1, 127.0.0.0/8, [::1]:8080, host:port). Neo4j's own port only when named with it. Unset: none.",
+    ),
   AITIA_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .default('info')
@@ -270,6 +281,8 @@ export interface Config {
   replicaId: string;
   /** Lease length of the leader-only loops, in seconds. */
   leaseSeconds: number;
+  /** What health checks may probe although local (AITIA_CHECK_ALLOW). */
+  checkAllow: CheckAllowEntry[];
 }
 
 export { ConfigError };
@@ -338,5 +351,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     token: e.AITIA_TOKEN,
     replicaId: e.AITIA_REPLICA_ID ?? `${hostname()}-${process.pid}`,
     leaseSeconds: e.AITIA_LEASE_SECONDS,
+    checkAllow: (parseCheckAllow(e.AITIA_CHECK_ALLOW) as { entries: CheckAllowEntry[] }).entries ?? [],
   };
 }

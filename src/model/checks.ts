@@ -31,6 +31,9 @@ const TimeoutMs = z
   .max(60_000, 'must be at most 60000 ms')
   .default(5000);
 
+/** Query parameters that carry credentials by name. */
+const SECRET_PARAM = /(token|passw|pwd|secret|key|auth|credential|signature|sig$|session)/i;
+
 /** http: GET the URL on a fresh connection; pass when the status is the expected one. */
 export const HttpCheckSpecSchema = z.strictObject({
   url: z
@@ -39,6 +42,15 @@ export const HttpCheckSpecSchema = z.strictObject({
     .refine(
       (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
       'must be an absolute http:// or https:// URL',
+    )
+    // Every agent reads a check's URL: credentials do not belong in it.
+    .refine(
+      (u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''),
+      'must not carry credentials (user:password@): every agent can read a check URL',
+    )
+    .refine(
+      (u) => !URL.canParse(u) || ![...new URL(u).searchParams.keys()].some((k) => SECRET_PARAM.test(k)),
+      'must not carry a secret in its query (token, password, secret, key, …): every agent can read a check URL',
     ),
   expectedStatus: z
     .number()

@@ -14,6 +14,7 @@ export * from './provider-attributes.js';
 export * from './checks.js';
 export * from './check-input.js';
 export * from './collections.js';
+export * from './check-address.js';
 export * from './errors.js';
 export * from './transitions.js';
 export * from './graphql-enums.js';

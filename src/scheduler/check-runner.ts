@@ -1,5 +1,11 @@
 import { DateTime } from 'luxon';
-import { type CheckDefinition, CheckDefinitionSchema, type CheckResult, KindSchema } from '../model/index.js';
+import {
+  type CheckDefinition,
+  CheckDefinitionSchema,
+  type CheckNetworkPolicy,
+  type CheckResult,
+  KindSchema,
+} from '../model/index.js';
 import type { DueCheck } from '../graph/checks.js';
 import { probeHttp } from './probes/http-probe.js';
 import type { ProbeOutcome } from './probes/outcome.js';
@@ -21,9 +27,13 @@ function factsOf(resource: Record<string, unknown>): ResourceFacts | null {
   };
 }
 
-function networkProbe(definition: CheckDefinition, signal: AbortSignal | undefined): Promise<ProbeOutcome> | null {
-  if (definition.kind === 'http') return probeHttp(definition.spec, signal);
-  if (definition.kind === 'tcp') return probeTcp(definition.spec, signal);
+function networkProbe(
+  definition: CheckDefinition,
+  signal: AbortSignal | undefined,
+  network: CheckNetworkPolicy | undefined,
+): Promise<ProbeOutcome> | null {
+  if (definition.kind === 'http') return probeHttp(definition.spec, signal, network);
+  if (definition.kind === 'tcp') return probeTcp(definition.spec, signal, network);
   return null;
 }
 
@@ -48,7 +58,11 @@ function capped(probe: Promise<ProbeOutcome>, timeoutMs: number): Promise<ProbeO
  * Runs one due check and returns its result; never throws. A stored spec that no longer parses
  * gives `unknown` with the reason (nothing can be concluded about the resource from it).
  */
-export async function runCheck(due: DueCheck, options: { signal?: AbortSignal } = {}): Promise<CheckResult> {
+export async function runCheck(
+  due: DueCheck,
+  // network: where http/tcp checks may connect (AITIA_CHECK_ALLOW); default refuses loopback & co.
+  options: { signal?: AbortSignal; network?: CheckNetworkPolicy } = {},
+): Promise<CheckResult> {
   const started = DateTime.utc();
   const t0 = performance.now();
   const finish = (o: ProbeOutcome): CheckResult => ({
@@ -67,7 +81,7 @@ export async function runCheck(due: DueCheck, options: { signal?: AbortSignal } 
     });
   const definition = parsed.data;
   try {
-    const probe = networkProbe(definition, options.signal);
+    const probe = networkProbe(definition, options.signal, options.network);
     if (probe) return finish(await capped(probe, (definition.spec as { timeoutMs: number }).timeoutMs));
     const facts = factsOf(due.resource);
     if (!facts) return finish({ status: 'unknown', reason: 'resource has no recognised kind', unreachable: false });

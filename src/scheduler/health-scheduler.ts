@@ -1,5 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
+import type { CheckNetworkPolicy } from '../model/index.js';
 import { DEFAULT_CONDITION_POLICY, type ConditionPolicy } from '../pipeline/conditions.js';
 import { runHealthTick } from './health-tick.js';
 import { skippedTicks } from './skipped-ticks.js';
@@ -25,6 +26,8 @@ export interface HealthSchedulerOptions {
   autoTick?: boolean;
   /** The policy's attribution settings for the conditions checks open. Default: shadow, 900 s. */
   conditions?: ConditionPolicy;
+  /** Where http/tcp checks may connect: the allow-list (AITIA_CHECK_ALLOW) and aitia's Neo4j. Default: nothing local. */
+  network?: CheckNetworkPolicy;
 }
 
 export interface HealthScheduler {
@@ -55,6 +58,7 @@ export function startHealthScheduler(options: HealthSchedulerOptions): HealthSch
     maxChecksPerTick: bounded('maxChecksPerTick', options.maxChecksPerTick ?? 1000, 1, 100_000),
     sweepLimit: bounded('sweepLimit', options.sweepLimit ?? 500, 1, 100_000),
     conditions: options.conditions ?? DEFAULT_CONDITION_POLICY,
+    ...(options.network ? { network: options.network } : {}),
   };
   const { driver, log } = options;
   const abort = new AbortController();

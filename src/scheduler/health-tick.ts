@@ -61,7 +61,7 @@ export async function runHealthTick(
   const results = new Map<string, CheckResult>();
   await mapLimit(due, settings.concurrency, async (d) => {
     if (options.signal?.aborted) return;
-    results.set(d.check.id, await runCheck(d, { signal: options.signal }));
+    results.set(d.check.id, await runCheck(d, { signal: options.signal, network: settings.network }));
   });
   // Stopping aborts probes: what they report then is about the stop, not the target. Write nothing.
   if (options.signal?.aborted) return report;

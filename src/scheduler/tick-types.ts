@@ -1,4 +1,4 @@
-import { AitiaError } from '../model/index.js';
+import { AitiaError, type CheckNetworkPolicy } from '../model/index.js';
 import type { ConditionPolicy } from '../pipeline/conditions.js';
 
 /** Settings of one tick (validated by startHealthScheduler). */
@@ -12,6 +12,8 @@ export interface TickSettings {
   sweepLimit: number;
   /** How conditions open: the policy's suppression mode and digest, and the cause window. */
   conditions: ConditionPolicy;
+  /** Where http/tcp checks may connect (AITIA_CHECK_ALLOW, aitia's own Neo4j); default refuses loopback & co. */
+  network?: CheckNetworkPolicy;
 }
 
 /** What one tick did, for logs and tests. */

@@ -2,12 +2,15 @@ import { DateTime } from 'luxon';
 import * as repo from '../graph/checks.js';
 import {
   badInput,
+  type CheckDefinition,
   type CheckRecord,
   type CheckResult,
   type CreateCheckFields,
   type HttpCheckSpec,
   notFound,
+  literalTargetRefusal,
   parseCreateCheckInput,
+  STRICT_CHECK_POLICY,
   type TcpCheckSpec,
 } from '../model/index.js';
 import { audited } from './audit.js';
@@ -45,6 +48,8 @@ export function createCheck(
       assertCan(principal, 'check:manage');
       const parsed = parseCreateCheckInput(input);
       if (!parsed.ok) throw badInput(parsed.field, parsed.reason);
+      const refused = targetRefusal(deps, parsed.definition);
+      if (refused) throw badInput(refused.field, refused.reason);
       const resource = await resolveInputRef(deps, input.resourceId, 'input.resourceId');
       if (parsed.definition.kind === 'proxmox_agent' && (resource.provider !== 'proxmox' || resource.kind !== 'vm')) {
         throw badInput(
@@ -69,6 +74,22 @@ export function createCheck(
     undefined,
     { args: input },
   );
+}
+
+/** A literal loopback, link-local, metadata or Neo4j target the allow-list does not name (no DNS here). */
+function targetRefusal(deps: ServiceDeps, d: CheckDefinition): { field: string; reason: string } | null {
+  const policy = deps.checkNetwork ?? STRICT_CHECK_POLICY;
+  if (d.kind === 'http') {
+    const url = new URL(d.spec.url);
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    const reason = literalTargetRefusal(policy, url.hostname, port);
+    return reason ? { field: 'input.http.url', reason } : null;
+  }
+  if (d.kind === 'tcp') {
+    const reason = literalTargetRefusal(policy, d.spec.host, d.spec.port);
+    return reason ? { field: 'input.tcp.host', reason } : null;
+  }
+  return null;
 }
 
 /** Removes a check (operators; audited); health and conditions follow at the scheduler's next tick. */

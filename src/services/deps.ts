@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import type { Logger } from '../log.js';
+import type { CheckNetworkPolicy } from '../model/index.js';
 import type { FeedBus } from '../pipeline/bus.js';
 import { conditionPolicyOf } from '../pipeline/conditions.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
@@ -25,6 +26,8 @@ export interface ServiceDeps {
   now?: () => string;
   /** The bearer tokens (the tokens file, live): what the API authenticates with and operators manage. */
   tokens?: TokenStore;
+  /** Where health checks may connect (AITIA_CHECK_ALLOW); default: nothing loopback, link-local or metadata. */
+  checkNetwork?: CheckNetworkPolicy;
 }
 
 /** The deps' clock, or the system's. */

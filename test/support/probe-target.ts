@@ -1,4 +1,6 @@
 import net from 'node:net';
+import { loadConfig } from '../../src/config.js';
+import type { CheckNetworkPolicy } from '../../src/model/index.js';
 
 /**
  * A target for health probes on 127.0.0.1 that the test controls: one TCP port whose behaviour
@@ -75,4 +77,12 @@ export async function startProbeTarget(): Promise<ProbeTarget> {
       mode = 'down';
     },
   };
+}
+
+/**
+ * What an operator sets to let checks probe targets on this machine: AITIA_CHECK_ALLOW, parsed
+ * as `aitia serve` parses it. Loopback is refused without it; tests that probe 127.0.0.1 ask.
+ */
+export function checkNetworkAllowing(allow = '127.0.0.1'): CheckNetworkPolicy {
+  return { allow: loadConfig({ AITIA_CHECK_ALLOW: allow }).checkAllow, protectedEndpoints: [] };
 }

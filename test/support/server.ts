@@ -1,3 +1,4 @@
+import type { CheckNetworkPolicy } from '../../src/model/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,8 @@ export async function startTestServer(
     now?: () => string;
     pushSources?: ReadonlyMap<string, PushSource>;
     http?: HttpOptions;
+    /** Where checks may connect (AITIA_CHECK_ALLOW, see probe-target.ts checkNetworkAllowing); default none local. */
+    checkNetwork?: CheckNetworkPolicy;
   } = {},
 ): Promise<TestServer> {
   const policy = options.policy ?? (await loadStartupPolicy(undefined));
@@ -50,7 +53,15 @@ export async function startTestServer(
   const tail = startFeedTail(driver, bus, { intervalMs: 100 });
   const log = options.log ?? createLogger(process.env.AITIA_TEST_LOG ?? 'silent');
   const server = createHttpServer(
-    { driver, log, version: 'test', policy, bus, ...(options.now ? { now: options.now } : {}) },
+    {
+      driver,
+      log,
+      version: 'test',
+      policy,
+      bus,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.checkNetwork ? { checkNetwork: options.checkNetwork } : {}),
+    },
     new TokenStore(file, { log }),
     // Every operation runs compiled from its first run, so the suite exercises the code agents'
     // repeated operations run on; executor.test.ts holds it equal to graphql-js's answers.

@@ -38,3 +38,11 @@ export function timeoutFailure(target: string, timeoutMs: number, connected: boo
     ? { status: 'fail', reason: `timed out after ${timeoutMs} ms waiting for ${target} to answer`, unreachable: false }
     : { status: 'fail', reason: `timed out after ${timeoutMs} ms connecting to ${target}`, unreachable: true };
 }
+
+/**
+ * The policy refused the address (vet-target.ts): nothing was connected to, so nothing is known
+ * about the resource — unknown, not fail, and the reason says it was a refusal.
+ */
+export function refusedByPolicy(reason: string): ProbeOutcome {
+  return { status: 'unknown', reason, unreachable: false };
+}

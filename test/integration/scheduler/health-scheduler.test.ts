@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/log.js';
 import { CheckDefinitionSchema } from '../../../src/model/index.js';
 import { type HealthScheduler, startHealthScheduler } from '../../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../../support/graph.js';
-import { type ProbeTarget, startProbeTarget } from '../../support/probe-target.js';
+import { checkNetworkAllowing, type ProbeTarget, startProbeTarget } from '../../support/probe-target.js';
 
 const { driver, scope } = useGraph();
 const K = 3;
@@ -44,6 +44,7 @@ beforeAll(async () => {
     k: K,
     historySize: HISTORY,
     concurrency: 2,
+    network: checkNetworkAllowing('127.0.0.1'),
   });
   await upsertResources(driver, [
     { id: id('api'), kind: 'service', provider: 'manual', name: `${scope}-api`, state: 'up' },
