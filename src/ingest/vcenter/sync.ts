@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
-import { linkEventsToResources, upsertEvents } from '../../graph/events.js';
+import { appendEvents, linkEventsToResources } from '../../graph/events.js';
 import { isoNow } from '../../graph/statements.js';
 import type { EventRecord } from '../../model/events.js';
 import { loadInventory, markStaleness } from '../inventory-load.js';
@@ -121,17 +121,28 @@ export async function syncVcenter(
 
   // Events: only those past the cursor, so none is read twice; the cursor moves once they are stored.
   const fresh: EventRecord[] = [];
+  const freshIds = new Set<string>();
   let newest: { key: number; createdTime: string } | null = null;
   rawEvents.forEach((raw, i) => {
     const r = transformVcenterEvent(raw, { server });
     if (!r.ok) return void report.skipped.push({ what: 'row', id: `events[${i}]`, reason: r.reason });
     const key = Number(r.event.id.slice(r.event.id.lastIndexOf('/') + 1));
     if (cursor && key <= cursor.position) return void report.events.alreadySeen++;
+    // A key the collector listed twice (overlapping pages) is one event, written once.
+    if (freshIds.has(r.event.id)) return;
+    freshIds.add(r.event.id);
     fresh.push(r.event);
     if (!newest || key > newest.key) newest = { key, createdTime: r.event.startedAt };
   });
   report.events.listed = rawEvents.length;
-  const written = await upsertEvents(driver, fresh);
+  // History is append-only (as for pushed events): a key stored with other content is kept, and reported.
+  const written = await appendEvents(driver, fresh);
+  for (const c of written.conflicts)
+    report.skipped.push({
+      what: 'row',
+      id: c.id,
+      reason: `already recorded with other content (${c.fields.join(', ')}): history is append-only, the stored event is kept`,
+    });
   report.events.written = written.written;
   report.events.created = written.created;
   if (newest) {
