@@ -13,9 +13,9 @@ import {
   INTERPRETERS,
   READ_ONLY_COMMANDS,
   SHELLS,
-  SUBCOMMAND_TOOLS,
   VERSIONED_INTERPRETER,
 } from './command-rules.js';
+import { SUBCOMMAND_TOOLS } from './command-subcommand-rules.js';
 import { judgeGit, judgeSubcommand } from './command-subcommands.js';
 import { unwrapCommand, type Word } from './command-wrappers.js';
 import { maxRisk, type RiskClass } from './risk.js';

@@ -4,7 +4,7 @@
  */
 import { destructive, mutation, readOnly, riskiest, type CheckContext, type Verdict } from './command-checks.js';
 import { hasFlag } from './command-options.js';
-import type { SubcommandRule } from './command-rules.js';
+import type { SubcommandRule } from './command-subcommand-rules.js';
 import { isDynamic, mayBeOption } from './shell-words.js';
 
 const OFF_LIST = 'not on the read-only allow-list';
