@@ -19,6 +19,7 @@ import {
   type ResourceInput,
   ResourceInputSchema,
   type ResourceRecord,
+  type Role,
   slugOf,
   type EdgeRecord,
 } from '../model/index.js';
@@ -59,6 +60,7 @@ export function resourceFromProperties(raw: unknown): ResourceRecord {
             at: (p.firstSeen as string | null) ?? null,
           }
         : null,
+    entityTypeBy: typeof p.entityTypeBy === 'string' ? p.entityTypeBy : null,
   };
 }
 
@@ -176,7 +178,10 @@ export function observedResourceSet(kind: Kind, now: string): string {
     // authority (the gate's preflight, the identity resolver) read only these.
     SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
                               WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
-    SET r += row.attrs`;
+    SET r += row.attrs
+    // An entity_type its provider's rows carry is the provider's (the gate trusts it; see target-ref.ts).
+    SET r.entityTypeBy = CASE WHEN row.attrs['attr.entity_type'] IS NULL THEN r.entityTypeBy
+                              ELSE 'provider:' + r.provider END`;
 }
 
 /** The attribute keys a row makes provider-owned (`row.attrKeys` above): agents cannot overwrite them. */
@@ -336,20 +341,29 @@ export function oneRefId(ids: readonly string[], ref: ResourceRef, field = 'id')
 
 /**
  * Merges an agent's or operator's attributes into a resource. Owned keys are stripped and listed;
- * an invalid key or value refuses the whole update (nothing written).
+ * an invalid key or value refuses the whole update (nothing written), an operator-owned key from
+ * anyone else is FORBIDDEN. Writing `entity_type` records who did (`entityTypeBy`), so the gate
+ * can tell an operator's refinement from one it cannot vouch for.
  */
 export async function updateAttributes(
   driver: Driver,
   id: string,
   input: unknown,
   audit?: () => AuditInput,
+  writer: { name: string; role: Role } = { name: 'unknown', role: 'agent' },
 ): Promise<{ resource: ResourceRecord; ignored: AttributePlan['ignored']; message: string }> {
   const current = await getResourceById(driver, id);
   if (!current) throw notFound('id', `resource ${id}`);
-  const planned = planAttributeUpdate(input, current);
+  const planned = planAttributeUpdate(input, current, writer);
+  if (!planned.ok && planned.code === 'FORBIDDEN')
+    throw new AitiaError('FORBIDDEN', `${planned.field}: ${planned.reason}`, { field: planned.field });
   if (!planned.ok) throw badInput(planned.field, planned.reason);
   const { plan } = planned;
-  const props = Object.fromEntries(Object.entries(plan.set).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]));
+  const props: Record<string, unknown> = Object.fromEntries(
+    Object.entries(plan.set).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]),
+  );
+  if (Object.hasOwn(plan.set, 'entity_type'))
+    props.entityTypeBy = plan.set.entity_type === null ? null : `${writer.role}:${writer.name}`;
   let resource = current;
   if (Object.keys(props).length > 0) {
     const { records } = await writeWithAudit(

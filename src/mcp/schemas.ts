@@ -421,7 +421,7 @@ export const CreateRelationshipOut = z.object({
 });
 
 export const UpdateAttributesIn = z.strictObject({
-  id: z.string().min(1, 'must not be empty').describe('The resource id (proxmox:homelab/qemu/101).'),
+  id: RefArg,
   attributes: z
     .record(AttributeKeySchema, AttributeValueSchema.nullable())
     .describe('Keys to merge; null removes a key. Values: scalars or arrays of scalars.'),

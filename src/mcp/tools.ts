@@ -288,7 +288,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'update_entity_attributes',
     title: 'Describe a resource',
     description:
-      'Merges descriptive attributes (owner, role, …) into a resource; null removes a key. Health, provider fields and every key a provider can report for the kind (qemu_guest_agent, serial_number, lock, hastate, …, whether or not its last pass reported it) are never written: they come back in `ignored` with the reason. Audited.',
+      'Merges descriptive attributes (owner, role, …) into a resource named by id or kind:name slug; null removes a key. Health, provider fields and every key a provider can report for the kind (qemu_guest_agent, serial_number, lock, hastate, …, whether or not its last pass reported it), in any spelling (Health is health), are never written: they come back in `ignored` with the reason. entity_type chooses the policy rule and is operator-owned: an agent writing it is FORBIDDEN. Audited.',
     permission: 'attribute:update',
     graphql: 'Mutation.updateEntityAttributes',
     input: S.UpdateAttributesIn,

@@ -64,4 +64,6 @@ export interface ResourceRecord {
   providerAttributeKeys: string[];
   /** Set on a `manual:` resource a principal declared: who, the evidence, when. */
   declaration?: Declaration | null;
+  /** Who wrote the `entity_type` attribute (`operator:<name>`, `provider:<provider>`), if recorded. */
+  entityTypeBy?: string | null;
 }

@@ -5,7 +5,7 @@ import { applyRateLimits, type RateFacts } from './rate-limits.js';
 import { classifyCommand } from './command-classifier.js';
 import { elevateByParams } from './elevation.js';
 import { canonicalAction, matchForbiddenAction } from './forbidden.js';
-import { describeRule, findRule, type MatchedRule } from './match-rule.js';
+import { describeRule, findRuleFor, type MatchedRule } from './match-rule.js';
 import { runPreflight, type PreflightResult } from './preflight.js';
 import { isRiskier, stricterApproval, type Approval, type AutonomyLevel, type RiskClass } from './risk.js';
 import type { Policy } from './policy-document.js';
@@ -89,8 +89,9 @@ export function classifyAction(policy: Policy, digest: string, input: ActionRequ
   const reasons: string[] = [];
   const typed = resolveEntityType(target);
   const entityType = typed.ok ? typed.type : null;
-  const lookup = typed.ok ? findRule(policy, target, typed.type, action) : null;
+  const lookup = typed.ok ? findRuleFor(policy, target, typed.type, action) : null;
   const matchedRule = lookup?.found ? lookup.rule : null;
+  if (lookup?.note !== undefined) reasons.push(lookup.note);
   if (matchedRule !== null) reasons.push(describeRule(matchedRule));
   else if (!typed.ok) reasons.push(`no rule: ${typed.reason} — fails closed: escalate as ${UNKNOWN_ACTION_RISK}`);
   else if (lookup !== null && !lookup.found) {

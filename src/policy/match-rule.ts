@@ -1,6 +1,6 @@
-import { lineageOf, type EntityType } from './entity-types.js';
+import { KIND_ENTITY_TYPES, lineageOf, type EntityType } from './entity-types.js';
 import { canonicalAction } from './forbidden.js';
-import type { AutonomyLevel, RiskClass } from './risk.js';
+import { AUTONOMY_LEVELS, RISK_CLASSES, type AutonomyLevel, type RiskClass } from './risk.js';
 import type { Policy } from './policy-document.js';
 import type { TargetFacts } from './target-facts.js';
 
@@ -69,6 +69,38 @@ export function findRule(policy: Policy, target: TargetFacts, entityType: Entity
       matchedBy:
         rule.scope_entity !== undefined ? 'scope_entity' : rule.entity_type === entityType ? 'type' : 'ancestor',
     },
+  };
+}
+
+/** A lookup's answer as strictness: no rule fails closed (config_mutation, escalate), as classify does. */
+function strictness(lookup: RuleLookup): [number, number] {
+  const autonomy = lookup.found ? lookup.rule.autonomyLevel : 'escalate';
+  const risk = lookup.found ? lookup.rule.riskClass : 'config_mutation';
+  return [AUTONOMY_LEVELS.indexOf(autonomy), RISK_CLASSES.indexOf(risk)];
+}
+
+/**
+ * The rule for `action` on `target` judged as `entityType`, or, when that type is a refinement of
+ * the kind's own type (an `entity_type` attribute) that no operator or provider vouches for, the
+ * stricter of the refined type's rule and the kind type's rule (autonomy first, then the risk
+ * class; a tie keeps the refined one). `note` says when the kind's rule was the stricter one.
+ */
+export function findRuleFor(
+  policy: Policy,
+  target: TargetFacts,
+  entityType: EntityType,
+  action: string,
+): RuleLookup & { note?: string } {
+  const lookup = findRule(policy, target, entityType, action);
+  const kindType = target.kind === null ? undefined : KIND_ENTITY_TYPES[target.kind];
+  if (kindType === undefined || kindType === entityType || target.entityTypeTrusted === true) return lookup;
+  const byKind = findRule(policy, target, kindType, action);
+  const [ra, rr] = strictness(lookup);
+  const [ka, kr] = strictness(byKind);
+  if (ka < ra || (ka === ra && kr <= rr)) return lookup;
+  return {
+    ...byKind,
+    note: `entity_type ${entityType} on ${target.slug} is not vouched for by an operator or its provider: the ${kindType} rule, stricter than the ${entityType} one, applies`,
   };
 }
 

@@ -14,6 +14,11 @@ export interface TargetFacts {
   name: string;
   /** A finer type than the kind gives (a service that is a docker-container); defaults from kind. */
   entityType?: string | null;
+  /**
+   * The finer type was written by an operator or the resource's provider. When it is not (or
+   * unknown), the stricter of the finer type's rule and the kind's rule applies.
+   */
+  entityTypeTrusted?: boolean;
   lifecycle: Lifecycle;
   /** Every attribute, descriptive ones a principal wrote included: never authority for a check. */
   attributes?: Readonly<Record<string, unknown>>;

@@ -77,6 +77,8 @@ export interface ResourceFactsSource {
   attributes: Readonly<Record<string, unknown>>;
   /** Attribute keys whose values its provider wrote; only these become `observations`. */
   providerAttributeKeys: readonly string[];
+  /** Who wrote `entity_type` (`operator:<name>`, `provider:<provider>`), if recorded. */
+  entityTypeBy?: string | null;
   state?: string;
 }
 
@@ -84,10 +86,24 @@ export interface ResourceFactsSource {
 export const ENTITY_TYPE_ATTRIBUTE = 'entity_type';
 
 /**
+ * True when `entity_type` came from an authority: the resource's provider reported it (its rows,
+ * `provider:<provider>`), or an operator wrote it through the API (`operator:<name>`). Agents cannot write it; a value
+ * stored otherwise (before it was owned, or by a direct import) is not vouched for.
+ */
+export function entityTypeTrusted(
+  resource: Pick<ResourceFactsSource, 'providerAttributeKeys' | 'entityTypeBy'>,
+): boolean {
+  if (resource.providerAttributeKeys.includes(ENTITY_TYPE_ATTRIBUTE)) return true;
+  const by = resource.entityTypeBy;
+  return typeof by === 'string' && (by.startsWith('operator:') || by.startsWith('provider:'));
+}
+
+/**
  * Facts for a graph resource, read from the graph, not from the caller. An `entity_type` attribute
  * refines the kind's type only within its own branch (a service may be a docker-container, never a
- * secret): an agent can set descriptive attributes, and a type from another branch would pick
- * another branch's rules. A refused refinement is reported in `notes` and the kind's type is used.
+ * secret): a type from another branch would pick another branch's rules. A refused refinement is
+ * reported in `notes` and the kind's type is used; one no authority vouches for is noted and judged
+ * by the stricter of its rule and the kind's (see findRuleFor).
  */
 export function resourceTargetFacts(resource: ResourceFactsSource): { facts: TargetFacts; notes: string[] } {
   const kindType = KIND_ENTITY_TYPES[resource.kind];
@@ -97,6 +113,10 @@ export function resourceTargetFacts(resource: ResourceFactsSource): { facts: Tar
   if (declared !== undefined && declared !== null) {
     if (typeof declared === 'string' && isEntityType(declared) && isA(declared, kindType)) {
       entityType = declared === kindType ? null : declared;
+      if (entityType !== null && !entityTypeTrusted(resource))
+        notes.push(
+          `attribute ${ENTITY_TYPE_ATTRIBUTE}=${JSON.stringify(declared)} was not written by an operator or the provider: the stricter of the ${declared} and ${kindType} rules applies`,
+        );
     } else {
       notes.push(
         `attribute ${ENTITY_TYPE_ATTRIBUTE}=${JSON.stringify(declared)} ignored: not ${kindType} or a type below it; the gate used ${kindType}`,
@@ -109,6 +129,7 @@ export function resourceTargetFacts(resource: ResourceFactsSource): { facts: Tar
     slug: resource.slug,
     name: resource.name,
     entityType,
+    ...(entityType === null ? {} : { entityTypeTrusted: entityTypeTrusted(resource) }),
     lifecycle: resource.lifecycle,
     attributes: resource.attributes,
     observations: observedAttributes({

@@ -1,5 +1,6 @@
 import * as repo from '../graph/resources.js';
 import {
+  AitiaError,
   badInput,
   DECLARABLE_KINDS,
   DeclaredEvidenceSchema,
@@ -82,11 +83,15 @@ export function declareResource(
         const inbound = checkNewInboundEdge(runsOn);
         if (!inbound.ok) throw badInput('input.runsOn', inbound.reason);
       }
-      const planned = planAttributeUpdate(input.attributes ?? {}, {
-        kind,
-        provider: 'manual',
-        providerAttributeKeys: [],
-      });
+      const planned = planAttributeUpdate(
+        input.attributes ?? {},
+        { kind, provider: 'manual', providerAttributeKeys: [] },
+        principal,
+      );
+      if (!planned.ok && planned.code === 'FORBIDDEN')
+        throw new AitiaError('FORBIDDEN', `input.${planned.field}: ${planned.reason}`, {
+          field: `input.${planned.field}`,
+        });
       if (!planned.ok) throw badInput(`input.${planned.field}`, planned.reason);
       const attributes = Object.fromEntries(
         Object.entries(planned.plan.set).filter((e): e is [string, NonNullable<(typeof e)[1]>] => e[1] !== null),

@@ -85,20 +85,47 @@ export async function resources(
   };
 }
 
-/** Merges descriptive attributes; owned keys come back in `ignored` with the reason. Audited. */
+/**
+ * The resource an operation names by id or `kind:name` slug, every error naming `field` (NOT_FOUND
+ * when there is none, saying when the ref was read as a slug): for mutations whose argument is `id`.
+ */
+export async function resolveNamedRef(deps: ServiceDeps, ref: string, field: string): Promise<ResourceRecord> {
+  try {
+    return await resolveRef(deps, ref, field);
+  } catch (err) {
+    if (!(err instanceof AitiaError) || err.field === field) throw err;
+    const reason = err.message.replace(/^[^:]+: /, '');
+    if (err.code === 'NOT_FOUND')
+      throw new AitiaError(
+        'NOT_FOUND',
+        `${field}: resource ${ref} not found (read as a kind:name slug; a resource id starts with its provider, proxmox:…)`,
+        { field },
+      );
+    if (err.code === 'BAD_USER_INPUT') throw badInput(field, reason, err.details);
+    throw err;
+  }
+}
+
+/**
+ * Merges descriptive attributes into a resource named by id or slug; owned keys come back in
+ * `ignored` with the reason, an operator-owned key (entity_type) from an agent is FORBIDDEN. Audited.
+ */
 export function updateEntityAttributes(
   deps: ServiceDeps,
   principal: Principal,
   input: { id: string; attributes: unknown },
 ): Promise<{ resource: ResourceRecord; ignored: AttributePlan['ignored']; message: string }> {
+  let targetIds = [input.id];
   return audited(
     deps,
     principal,
     'updateEntityAttributes',
-    [input.id],
+    () => targetIds,
     async (ok) => {
       assertCan(principal, 'attribute:update');
-      return repo.updateAttributes(deps.driver, input.id, input.attributes, () => ok.entry());
+      const { id } = await resolveNamedRef(deps, input.id, 'id');
+      targetIds = [id];
+      return repo.updateAttributes(deps.driver, id, input.attributes, () => ok.entry(), principal);
     },
     undefined,
     { args: input },

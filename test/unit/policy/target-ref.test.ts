@@ -152,8 +152,11 @@ describe('facts for graph resources', () => {
     ['vm', 'machine', null, true],
     ['service', 'toaster', null, true],
     ['service', 42, null, true],
-  ] as const)('%s with entity_type %j → %s (note: %s)', (kind, declared, entityType, noted) => {
-    const { facts, notes } = resourceTargetFacts(resource(kind, { entity_type: declared }));
+  ] as const)('%s with entity_type %j (set by an operator) → %s (note: %s)', (kind, declared, entityType, noted) => {
+    const { facts, notes } = resourceTargetFacts({
+      ...resource(kind, { entity_type: declared }),
+      entityTypeBy: 'operator:alice',
+    });
     expect(facts.entityType).toBe(entityType);
     expect(notes.length).toBe(noted ? 1 : 0);
     if (noted)
