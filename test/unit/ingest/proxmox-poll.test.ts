@@ -57,7 +57,19 @@ describe('which config a pass reads', () => {
     for (const d of first) perPoll.set(Math.floor(d / 30_000), (perPoll.get(Math.floor(d / 30_000)) ?? 0) + 1);
     expect(Math.max(...perPoll.values())).toBeLessThan(60);
     expect(nextDue(ids[0]!, T, period, false)).toBe(T + period);
-    expect(phaseOf('proxmox:lab/qemu/101')).toBe(phaseOf('proxmox:lab/qemu/101'));
+  });
+
+  // FNV-1a 32-bit of the id (published vectors: "" → 0x811c9dc5, "a" → 0xe40c292c, "foobar" →
+  // 0xbf9cf968), then (h mod 10000 + 1) / 10000: a phase in (0, 1], the same on every replica.
+  it.each([
+    ['', 0.6262],
+    ['a', 0.2221],
+    ['foobar', 0.5721],
+    ['proxmox:lab/qemu/101', 0.6554],
+    ['proxmox:lab/qemu/102', 0.3697],
+    ['proxmox:homelab/lxc/200', 0.0532],
+  ])('phaseOf(%j) is %d', (id, phase) => {
+    expect(phaseOf(id)).toBe(phase);
   });
 });
 
