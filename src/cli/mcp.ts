@@ -39,7 +39,8 @@ export const mcpCommand: CliCommand = {
       );
       return 2;
     }
-    const principal = new TokenStore(config.tokensFile).authenticate(config.token);
+    const tokens = new TokenStore(config.tokensFile);
+    const principal = tokens.authenticate(config.token);
     if (!principal) {
       ctx.print(
         `aitia mcp: AITIA_TOKEN is not a token of ${config.tokensFile} (unknown bearer token): use the token printed when it was added, or add one with \`aitia tokens add\``,
@@ -55,6 +56,8 @@ export const mcpCommand: CliCommand = {
       policy,
       clockSkewSeconds: config.clockSkewSeconds,
       bus: createFeedBus(),
+      // Approvals compare requester and approver by the person their tokens belong to.
+      tokens,
     };
     const ended = new Promise<void>((resolve) => {
       process.stdin.once('end', resolve);

@@ -16,7 +16,7 @@ import {
 import type { CliCommand, CliContext } from './context.js';
 
 const USAGE = [
-  'aitia tokens add --name <name> --role agent|scheduler|ingester|operator [--expires-at <ISO-8601> | --expires-in <N>d|h]',
+  'aitia tokens add --name <name> --role agent|scheduler|ingester|operator [--owner <person>] [--expires-at <ISO-8601> | --expires-in <N>d|h]',
   'aitia tokens list',
   'aitia tokens revoke --name <name>',
 ].join('\n');
@@ -54,10 +54,11 @@ function asFlags(err: unknown): unknown {
 
 function table(tokens: TokenInfo[]): string[] {
   const rows = [
-    ['NAME', 'ROLE', 'CREATED', 'EXPIRES'],
+    ['NAME', 'ROLE', 'OWNER', 'CREATED', 'EXPIRES'],
     ...tokens.map((t) => [
       t.name,
       t.role,
+      t.owner,
       t.createdAt ?? '-',
       t.expiresAt ? `${t.expiresAt}${t.expired ? ' (expired)' : ''}` : 'never',
     ]),
@@ -108,6 +109,7 @@ export const tokensCommand: CliCommand = {
       options: {
         name: { type: 'string' },
         role: { type: 'string' },
+        owner: { type: 'string' },
         'expires-at': { type: 'string' },
         'expires-in': { type: 'string' },
       },
@@ -133,7 +135,7 @@ export const tokensCommand: CliCommand = {
           return 2;
         }
       }
-      const input = { name: values.name, role: values.role, expiresAt };
+      const input = { name: values.name, role: values.role, expiresAt, owner: values.owner };
       try {
         // Checked before the graph opens: a typo is answered at once.
         parseCreateTokenInput(input, new Date());
@@ -144,8 +146,9 @@ export const tokensCommand: CliCommand = {
         createToken(deps, principal, input).catch((err: unknown) => Promise.reject(asFlags(err))),
       );
       const expiry = tokenInfo.expiresAt ? `, expires ${tokenInfo.expiresAt}` : '';
+      const owner = tokenInfo.owner === tokenInfo.name ? '' : `, owner ${tokenInfo.owner}`;
       ctx.print(
-        `added ${tokenInfo.name} (${tokenInfo.role}${expiry}) to ${ctx.config.tokensFile}; token (shown once):`,
+        `added ${tokenInfo.name} (${tokenInfo.role}${owner}${expiry}) to ${ctx.config.tokensFile}; token (shown once):`,
       );
       ctx.print(token);
       return 0;

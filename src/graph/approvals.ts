@@ -24,6 +24,8 @@ function approvalOf(props: unknown): ApprovalRecord {
   return {
     planId: null,
     step: null,
+    requesterOwner: null,
+    requesterCreatedBy: null,
     decidedBy: null,
     decidedAt: null,
     decisionReason: null,

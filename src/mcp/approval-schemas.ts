@@ -16,6 +16,7 @@ export const ApprovalOut = z.object({
   step: z.number().int().nullable(),
   status: ApprovalStatusSchema,
   requester: z.string(),
+  requesterOwner: z.string().nullable().describe("The person the requester's token belongs to."),
   reason: z.string(),
   requestedAt: Time,
   expiresAt: Time.describe('Undecided by then, it can no longer be approved.'),

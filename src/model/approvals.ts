@@ -56,6 +56,10 @@ export interface ApprovalRecord {
   status: ApprovalStatus;
   requester: string;
   requesterRole: string;
+  /** The person the requester's token belongs to; null in approvals asked before aitia recorded it (then: requester). */
+  requesterOwner: string | null;
+  /** Who created the requester's token, when known: an operator never decides a request of a token they made. */
+  requesterCreatedBy: string | null;
   reason: string;
   requestedAt: string;
   /** A pending request nobody decided by then can no longer be approved. */

@@ -16,6 +16,7 @@ import { nowOf, type ServiceDeps } from './deps.js';
 import { decide, policyOf } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
+import { type Person, personOf, samePerson } from './tokens.js';
 
 /*
  * Approvals: an agent asks for an escalated action (or a plan of steps), an operator other than the
@@ -88,6 +89,8 @@ export function requestApproval(
     const now = nowOf(deps);
     const expiresAt = DateTime.fromISO(now, { zone: 'utc' }).plus({ seconds: policy.approvals.request_ttl_seconds });
     const planId = input.steps != null ? `plan-${randomUUID()}` : null;
+    // Recorded with the request: the approver is compared by person, even after this token is revoked.
+    const requester = personOf(deps, principal);
     const rows: ApprovalRecord[] = [];
     for (const [i, { args, prefix }] of steps.entries()) {
       const { request, classification: c } = await decide(deps, args, prefix);
@@ -109,6 +112,8 @@ export function requestApproval(
         status: 'pending',
         requester: principal.name,
         requesterRole: principal.role,
+        requesterOwner: requester.person,
+        requesterCreatedBy: requester.createdBy,
         reason,
         requestedAt: now,
         expiresAt: expiresAt.toISO()!,
@@ -164,16 +169,26 @@ async function decidable(deps: ServiceDeps, principal: Principal, id: string): P
   if (typeof id !== 'string' || id.trim() === '') throw badInput('id', 'must not be empty');
   const found = await approvalsById(deps.driver, id);
   if (found.length === 0) throw notFound('id', `approval or plan ${id}`);
-  if (found.some((a) => a.requester === principal.name)) {
-    throw new AitiaError(
-      'FORBIDDEN',
-      `${principal.name} requested ${id}: no one approves or denies their own request`,
-      {
-        field: 'id',
-      },
-    );
-  }
+  const own = found.map((a) => ownRequest(a, principal, personOf(deps, principal))).find((why) => why !== null);
+  if (own) throw new AitiaError('FORBIDDEN', `${own}: no one approves or denies their own request`, { field: 'id' });
   return found;
+}
+
+/**
+ * Why the approval is the decider's own request, or null. Compared by person, not token: the same
+ * token, another token of the requester's person, a token the requester created, and (for a request
+ * an operator token asked) the person who created the requester's token are all the requester.
+ */
+function ownRequest(a: ApprovalRecord, principal: Principal, decider: Person): string | null {
+  const requester = a.requesterOwner ?? a.requester;
+  if (a.requester === principal.name) return `${principal.name} requested ${a.id}`;
+  if (samePerson(decider.person, requester))
+    return `${a.id} was requested by ${a.requester}, a token of ${requester}, and ${principal.name} is ${requester}'s too`;
+  if (samePerson(decider.createdBy, requester) || samePerson(decider.createdBy, a.requester))
+    return `${principal.name} was created by ${decider.createdBy}, who requested ${a.id}`;
+  if (a.requesterRole === 'operator' && samePerson(a.requesterCreatedBy, decider.person))
+    return `${a.id} was requested with the operator token ${a.requester}, which ${decider.person} created`;
+  return null;
 }
 
 function assertPending(a: ApprovalRecord, now: string): void {

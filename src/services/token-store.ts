@@ -31,10 +31,14 @@ export const TokenEntrySchema = z.object({
   createdAt: IsoDateTime.optional(),
   /** After this instant the token is refused. */
   expiresAt: IsoDateTime.optional(),
+  /** The person it belongs to (absent: the token is its own person, its name). */
+  owner: z.string().min(1).max(128).optional(),
+  /** The person who created it (absent in files written before aitia recorded it). */
+  createdBy: z.string().min(1).max(200).optional(),
 });
 export type TokenEntry = z.infer<typeof TokenEntrySchema>;
 
-/** The tokens file: `[{ "name", "role", "tokenSha256", "createdAt"?, "expiresAt"? }]`, names unique. */
+/** The tokens file: `[{ "name", "role", "tokenSha256", "createdAt"?, "expiresAt"?, "owner"?, "createdBy"? }]`, names unique. */
 export const TokensFileSchema = z.array(TokenEntrySchema).superRefine((entries, ctx) => {
   const seen = new Set<string>();
   entries.forEach((e, i) => {
@@ -237,6 +241,12 @@ export class TokenStore {
     return result.ok ? result.principal : null;
   }
 
+  /** The entry named `name` as the file holds it now, or null. */
+  entry(name: string): TokenEntry | null {
+    this.refresh();
+    return this.entries.find((e) => e.name === name) ?? null;
+  }
+
   /** Every entry, as the file holds it now. */
   list(): TokenEntry[] {
     this.refresh(true);
@@ -265,7 +275,13 @@ export class TokenStore {
 
   /** Adds a token and returns it (shown once; only its hash is kept). `field` names the name in errors. */
   add(
-    input: { name: string; role: Role; expiresAt?: string | undefined },
+    input: {
+      name: string;
+      role: Role;
+      expiresAt?: string | undefined;
+      owner?: string | undefined;
+      createdBy?: string | undefined;
+    },
     field = 'name',
   ): { token: string; entry: TokenEntry } {
     const token = newToken(input.role);
@@ -275,6 +291,9 @@ export class TokenStore {
       tokenSha256: sha256Hex(token),
       createdAt: isoSeconds(this.now()),
       ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+      // A token that is its own person stays as older files wrote it: no owner field.
+      ...(input.owner && input.owner !== input.name ? { owner: input.owner } : {}),
+      ...(input.createdBy ? { createdBy: input.createdBy } : {}),
     };
     this.update((entries) => {
       if (entries.some((e) => e.name === input.name))
@@ -322,6 +341,11 @@ export class TokenStore {
 /** An instant in UTC to the second, as the tokens file and the list show it: 2026-05-14T02:00:00Z. */
 export function isoSeconds(at: Date): string {
   return new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The person a token belongs to: its owner, else the token itself (its name). */
+export function ownerOf(entry: Pick<TokenEntry, 'name' | 'owner'>): string {
+  return entry.owner ?? entry.name;
 }
 
 export function isExpired(entry: TokenEntry, now: Date): boolean {

@@ -5,7 +5,7 @@ import { badInput, isoZoneProblem, type Role, RoleSchema, ROLES } from '../model
 import { audited } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
-import { isExpired, type TokenEntry, type TokenStore } from './token-store.js';
+import { isExpired, ownerOf, type TokenEntry, type TokenStore } from './token-store.js';
 
 /**
  * Bearer tokens, managed live: they live in the tokens file (AITIA_TOKENS_FILE), which the service
@@ -18,6 +18,10 @@ import { isExpired, type TokenEntry, type TokenStore } from './token-store.js';
 export interface TokenInfo {
   name: string;
   role: Role;
+  /** The person it belongs to: approvals compare requester and approver by it. */
+  owner: string;
+  /** The person who created it; null for tokens written before aitia recorded it. */
+  createdBy: string | null;
   createdAt: string | null;
   expiresAt: string | null;
   expired: boolean;
@@ -44,6 +48,8 @@ function infoOf(store: TokenStore, entry: TokenEntry): TokenInfo {
   return {
     name: entry.name,
     role: entry.role,
+    owner: ownerOf(entry),
+    createdBy: entry.createdBy ?? null,
     createdAt: entry.createdAt ?? null,
     expiresAt: entry.expiresAt ?? null,
     expired: isExpired(entry, store.now()),
@@ -58,22 +64,26 @@ export interface CreateTokenInput {
   name: string;
   role: string;
   expiresAt?: string | null | undefined;
+  /** The person it belongs to; see ownerFor for the default. */
+  owner?: string | null | undefined;
 }
 
-/** The input checked: each refusal names its field (`input.name`, `input.role`, `input.expiresAt`). */
+const NAME_RULE = "1–128 letters, digits, '.', '_', '@' or '-', starting with a letter or digit";
+
+/** The input checked: each refusal names its field (`input.name`, `input.role`, `input.owner`, `input.expiresAt`). */
 export function parseCreateTokenInput(
   input: CreateTokenInput,
   now: Date,
-): { name: string; role: Role; expiresAt: string | undefined } {
-  if (!NAME.test(input.name))
-    throw badInput(
-      'input.name',
-      `${JSON.stringify(input.name)} is not a token name: 1–128 letters, digits, '.', '_', '@' or '-', starting with a letter or digit`,
-    );
+): { name: string; role: Role; expiresAt: string | undefined; owner: string | undefined } {
+  if (typeof input.name !== 'string' || !NAME.test(input.name))
+    throw badInput('input.name', `${JSON.stringify(input.name)} is not a token name: ${NAME_RULE}`);
   const role = RoleSchema.safeParse(input.role);
   if (!role.success) throw badInput('input.role', `must be one of ${ROLES.join(', ')}`);
-  if (input.expiresAt === undefined || input.expiresAt === null)
-    return { name: input.name, role: role.data, expiresAt: undefined };
+  const owner = input.owner ?? undefined;
+  if (owner !== undefined && (typeof owner !== 'string' || !NAME.test(owner)))
+    throw badInput('input.owner', `${JSON.stringify(owner)} is not a person's name: ${NAME_RULE}`);
+  const base = { name: input.name, role: role.data, owner };
+  if (input.expiresAt === undefined || input.expiresAt === null) return { ...base, expiresAt: undefined };
   const at = DateTime.fromISO(input.expiresAt, { setZone: true });
   if (!at.isValid)
     throw badInput('input.expiresAt', `${JSON.stringify(input.expiresAt)} is not ISO-8601 (e.g. 2026-12-31T00:00:00Z)`);
@@ -81,7 +91,37 @@ export function parseCreateTokenInput(
   if (zone) throw badInput('input.expiresAt', zone);
   const nowIso = DateTime.fromJSDate(now).toUTC().toISO({ suppressMilliseconds: true });
   if (at.toMillis() <= now.getTime()) throw badInput('input.expiresAt', `must be in the future (it is ${nowIso} now)`);
-  return { name: input.name, role: role.data, expiresAt: at.toUTC().toISO({ suppressMilliseconds: true })! };
+  return { ...base, expiresAt: at.toUTC().toISO({ suppressMilliseconds: true })! };
+}
+
+/** Who a principal is as a person: its token's owner (else the token itself), and who created its token. */
+export interface Person {
+  person: string;
+  createdBy: string | null;
+  /** True when the principal is a token of the tokens file (not the CLI or the service itself). */
+  token: boolean;
+}
+
+/** The person behind a principal, read from the tokens file: a principal that is no token is its own person. */
+export function personOf(deps: Pick<ServiceDeps, 'tokens'>, principal: Principal): Person {
+  const entry = deps.tokens?.entry(principal.name) ?? null;
+  if (entry === null || entry.role !== principal.role) return { person: principal.name, createdBy: null, token: false };
+  return { person: ownerOf(entry), createdBy: entry.createdBy ?? null, token: true };
+}
+
+/** Whether two names are the same person (names compare without regard to case). */
+export function samePerson(a: string | null | undefined, b: string | null | undefined): boolean {
+  return a != null && b != null && a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * The owner a new token gets: the one asked for; else an operator token that an operator creates
+ * with their own token is theirs (a second token of the same person); else the token is its own
+ * person (the CLI and first start provision tokens for others).
+ */
+function ownerFor(creator: Person, parsed: { name: string; role: Role; owner: string | undefined }): string {
+  if (parsed.owner !== undefined) return parsed.owner;
+  return creator.token && parsed.role === 'operator' ? creator.person : parsed.name;
 }
 
 /** Every token (operators): name, role, created, expires, and refusals since it expired. */
@@ -106,10 +146,15 @@ export function createToken(
       assertCan(principal, 'token:manage');
       const store = storeOf(deps);
       const parsed = parseCreateTokenInput(input, store.now());
-      const { token, entry } = store.add(parsed, 'input.name');
+      const creator = personOf(deps, principal);
+      const { token, entry } = store.add(
+        { ...parsed, owner: ownerFor(creator, parsed), createdBy: creator.person },
+        'input.name',
+      );
       return { token, tokenInfo: infoOf(store, entry) };
     },
-    ({ tokenInfo: t }) => `role ${t.role}, ${t.expiresAt ? `expires ${t.expiresAt}` : 'no expiry'}`,
+    ({ tokenInfo: t }) =>
+      `role ${t.role}${t.owner === t.name ? '' : `, owner ${t.owner}`}, ${t.expiresAt ? `expires ${t.expiresAt}` : 'no expiry'}`,
     // The token is made here, never asked for: the arguments hold no secret (redacted all the same).
     { args: input },
   );

@@ -163,8 +163,10 @@ describe('aitia tokens add|list|revoke', () => {
 
     const list = cli();
     expect(await tokensCommand.run(['list'], list.ctx)).toBe(0);
-    expect(list.lines[1]).toMatch(/^NAME +ROLE +CREATED +EXPIRES$/);
-    expect(list.lines.find((l) => l.startsWith(`${name} `))).toMatch(new RegExp(`^${name} +agent +\\S+Z +\\S+Z$`));
+    expect(list.lines[1]).toMatch(/^NAME +ROLE +OWNER +CREATED +EXPIRES$/);
+    expect(list.lines.find((l) => l.startsWith(`${name} `))).toMatch(
+      new RegExp(`^${name} +agent +${name} +\\S+Z +\\S+Z$`),
+    );
     expect(list.lines.join('\n')).not.toMatch(/[0-9a-f]{64}|aitia_agent_/);
 
     const revoke = cli();

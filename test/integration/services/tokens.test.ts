@@ -98,6 +98,8 @@ describe('token operations', () => {
     expect(tokenInfo).toEqual({
       name: claude,
       role: 'agent',
+      owner: claude,
+      createdBy: operator.name,
       createdAt: '2026-05-14T02:00:00Z',
       expiresAt: '2026-06-01T00:00:00Z',
       expired: false,
