@@ -139,9 +139,11 @@ describe('importVcenterEvents', () => {
     expect(await getEventsByIds(driver, [`vcenter:${server}/event/9931`])).toEqual([]);
   });
 
-  it('concurrent imports of one key with different content: one is stored, every other one is a conflict', async () => {
+  it('20 concurrent imports of one key with different content: one is stored, every other one is a conflict', async () => {
     const key = 9950;
-    const copies = Array.from({ length: 15 }, (_, i) => ({
+    // Connections open first, so every import's first statement runs at once (the race needs that).
+    await Promise.all(Array.from({ length: 20 }, () => driver.executeQuery('RETURN 1')));
+    const copies = Array.from({ length: 20 }, (_, i) => ({
       ...vmomi[0]!,
       key,
       chainId: key,
