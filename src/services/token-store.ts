@@ -1,20 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { AitiaError, ConfigError, describeZodIssues, type Role, RoleSchema } from '../model/index.js';
 import { assertPrivateFile } from '../model/private-files.js';
+import { withFileLock } from './file-lock.js';
 import type { Principal } from './permissions.js';
 
 const IsoDateTime = z.iso.datetime({
@@ -78,44 +68,6 @@ function fileSignature(path: string): string | null {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
-  }
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/** A lock older than this was left by a process that died mid-write. */
-const STALE_LOCK_MS = 10_000;
-const LOCK_WAIT_MS = 5_000;
-
-/**
- * Runs `fn` holding `<file>.lock` (created exclusively), so the service and `aitia tokens` never
- * interleave their read-modify-write of the same file.
- */
-function withFileLock<T>(path: string, fn: () => T): T {
-  const lock = `${path}.lock`;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx', 0o600));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = Date.now() - (fileSignature(lock) === null ? Date.now() : statSync(lock).mtimeMs);
-      if (age > STALE_LOCK_MS) rmSync(lock, { force: true });
-      else if (Date.now() > deadline)
-        throw new ConfigError(
-          `tokens file ${path}: another aitia process is changing it (${lock}); if none is, delete that lock file`,
-        );
-      else sleepSync(25);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { force: true });
   }
 }
 
@@ -263,7 +215,7 @@ export class TokenStore {
    */
   update<T>(change: (entries: readonly TokenEntry[]) => { entries: TokenEntry[]; result: T }): T {
     this.refresh(true);
-    return withFileLock(this.path, () => {
+    return withFileLock(this.path, 'tokens file', () => {
       const current = fileSignature(this.path) === null ? [] : readTokensFile(this.path);
       const { entries, result } = change(current);
       writeTokensFile(this.path, entries);
