@@ -137,6 +137,26 @@ describe('POST /events/cloudevents: what is stored', () => {
     expect(await stored()).toEqual([`vcenter:${server}/event/9902 vm_stop VSPHERE.LOCAL\\Administrator`]);
   });
 
+  it('concurrent signed pushes of one key with other content: one stored, the others answered with a conflict', async () => {
+    const key = 9906;
+    const bodies = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({
+        ...event,
+        id: `${event.id as string}-${key}-${i}`,
+        data: { ...(event.data as object), Key: key, UserName: `VSPHERE.LOCAL\\user${i}` },
+      }),
+    );
+    const answers = await Promise.all(bodies.map((b) => push(signed(b, { 'content-type': STRUCTURED }), b)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const created = answers.flatMap((a, i) => (a.body.created === 1 ? [i] : []));
+    expect(created).toHaveLength(1);
+    const refused = answers.filter((a) => (a.body.conflicts as unknown[]).length === 1 && a.body.written === 0);
+    expect(refused).toHaveLength(bodies.length - 1);
+    expect((await stored()).filter((e) => e.includes(`/event/${key} `))).toEqual([
+      `vcenter:${server}/event/${key} vm_stop VSPHERE.LOCAL\\user${created[0]}`,
+    ]);
+  });
+
   it('binary mode: the ce-* headers are signed, a relabelled one is refused', async () => {
     const data = JSON.stringify({ ...(event.data as Record<string, unknown>), Key: 9903 });
     const binary = {
