@@ -38,7 +38,7 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
   const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map(), {
     maxBodyBytes: maxBody,
   });
-  const mcp = createMcpHttpHandler({ ...deps, tokens }, tokens);
+  const mcp = createMcpHttpHandler({ ...deps, tokens }, tokens, { corsOrigins: options.corsOrigins ?? [] });
   const assetDir = graphiqlAssetDir();
   if (!assetDir)
     deps.log.warn(

@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { authenticateBearer, bearerToken } from './auth.js';
+import { originRefusal, originSet } from './mcp-origin.js';
 import { tokenRefusal, watchToken } from './token-watch.js';
 
 /** The largest MCP request body read (a gate question's command is at most 16 KiB). */
@@ -28,7 +29,9 @@ function principalOf(authInfo: AuthInfo | undefined): Principal {
 export function createMcpHttpHandler(
   deps: ServiceDeps,
   tokens: TokenStore,
+  options: { corsOrigins?: readonly string[] } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const origins = originSet(options.corsOrigins ?? []);
   const handler = createMcpHandler(({ authInfo }) => createMcpServer(deps, principalOf(authInfo)), {
     maxRequestBodySize: MAX_REQUEST_BYTES,
     onerror: (err) => deps.log.debug({ err }, 'MCP request refused'),
@@ -38,6 +41,19 @@ export function createMcpHttpHandler(
     onerror: (err) => deps.log.error({ err }, 'MCP request failed'),
   });
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // Before the token: a page on a rebound name learns nothing, not even whether a token holds.
+    const refused = originRefusal(req.headers.origin, req.headers.host, origins);
+    if (refused) {
+      deps.log.warn({ origin: req.headers.origin, host: req.headers.host }, 'MCP request refused: Origin');
+      res.writeHead(403, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: refused, data: { code: 'FORBIDDEN' } },
+        }),
+      );
+      return;
+    }
     const token = bearerToken(req.headers.authorization);
     const checked = await authenticateBearer(deps, tokens, token);
     if (!checked.ok) {
