@@ -169,7 +169,7 @@ export const ENV_SCHEMA = z.object({
     )
     .optional()
     .describe(
-      'Origins allowed to call /graphql from a browser (comma-separated). Unset: none (GraphiQL is same-origin).',
+      'Origins allowed to call /graphql and /mcp from a browser (comma-separated). Unset: none (GraphiQL is same-origin).',
     ),
   AITIA_PROXMOX_MAX_ANSWER_BYTES: z.coerce
     .number()
