@@ -3,7 +3,7 @@ import { upsertResources } from '../../src/graph/resources.js';
 import { createLogger } from '../../src/log.js';
 import { type HealthScheduler, startHealthScheduler } from '../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../support/graph.js';
-import { type ProbeTarget, startProbeTarget } from '../support/probe-target.js';
+import { checkNetworkAllowing, type ProbeTarget, startProbeTarget } from '../support/probe-target.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -37,7 +37,7 @@ async function status() {
 }
 
 beforeAll(async () => {
-  srv = await startTestServer(driver);
+  srv = await startTestServer(driver, { checkNetwork: checkNetworkAllowing('127.0.0.1') });
   target = await startProbeTarget();
   scheduler = startHealthScheduler({
     driver,
@@ -46,6 +46,7 @@ beforeAll(async () => {
     k: K,
     historySize: HISTORY,
     concurrency: 8,
+    network: checkNetworkAllowing('127.0.0.1'),
   });
   await upsertResources(driver, [
     { id: webId, kind: 'service', provider: 'manual', name: `${scope}-web`, state: 'up' },

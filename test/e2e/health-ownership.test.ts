@@ -18,6 +18,7 @@ import { CheckDefinitionSchema, type Role, ROLES } from '../../src/model/index.j
 import { loadTypeDefs } from '../../src/server/graphql-schema.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { checkNetworkAllowing } from '../support/probe-target.js';
 
 /**
  * Health is what probes say, never what a caller asserts. This test introspects the served schema,
@@ -118,7 +119,7 @@ async function healthProps(): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  srv = await startTestServer(driver);
+  srv = await startTestServer(driver, { checkNetwork: checkNetworkAllowing('127.0.0.1') });
   await upsertResources(driver, [
     { id: a, kind: 'service', provider: 'manual', name: `${scope}-a`, state: 'up' },
     { id: b, kind: 'service', provider: 'manual', name: `${scope}-b`, state: 'up' },

@@ -15,6 +15,7 @@ import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../su
 import { taskEntry, taskListResponder, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { subscribeSse, type SseSubscription } from '../support/sse.js';
+import { checkNetworkAllowing } from '../support/probe-target.js';
 
 /**
  * The loop the attribution exists for, over HTTP as an agent and an operator would see it: alice
@@ -79,9 +80,13 @@ const DECLARE = `mutation($input: DeclareResourceInput!) { declareResource(input
 
 beforeAll(async () => {
   standin = await startProxmoxStandin();
-  srv = await startTestServer(driver, { policy: policyWith('shadow') });
+  srv = await startTestServer(driver, {
+    policy: policyWith('shadow'),
+    checkNetwork: checkNetworkAllowing('127.0.0.1'),
+  });
   later = await startTestServer(driver, {
     policy: policyWith('shadow'),
+    checkNetwork: checkNetworkAllowing('127.0.0.1'),
     now: () => DateTime.utc().plus({ hours: 2 }).toISO(),
   });
   closedPort = await freePort();
@@ -127,6 +132,7 @@ beforeAll(async () => {
       autoTick: false,
       k: 1,
       conditions: conditionPolicyOf(policyWith(mode)),
+      network: checkNetworkAllowing('127.0.0.1'),
     });
     await scheduler.runOnce({ all: true });
     await scheduler.stop();
@@ -377,7 +383,13 @@ describe('the feed survives a reconnect', () => {
     await ok(srv, srv.tokens.operator, 'mutation($id: ID!) { removeCheck(id: $id) { id } }', {
       id: checks.checks[0].id,
     });
-    const scheduler = startHealthScheduler({ driver, log: createLogger('silent'), autoTick: false, k: 1 });
+    const scheduler = startHealthScheduler({
+      driver,
+      log: createLogger('silent'),
+      autoTick: false,
+      k: 1,
+      network: checkNetworkAllowing('127.0.0.1'),
+    });
     try {
       await scheduler.runOnce({ all: true });
       const seen = await nextCheckFailing(first);

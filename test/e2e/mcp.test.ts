@@ -16,6 +16,7 @@ import { builtCli } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';
 import { taskEvent, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { checkNetworkAllowing } from '../support/probe-target.js';
 
 /*
  * The MCP tools end to end with the official client SDK, over both transports: streamable HTTP at
@@ -40,7 +41,7 @@ const webName = `web01-${scope}`;
 beforeAll(async () => {
   cli = await builtCli();
   dataDir = mkdtempSync(join(tmpdir(), 'aitia-mcp-'));
-  srv = await startTestServer(driver);
+  srv = await startTestServer(driver, { checkNetwork: checkNetworkAllowing('127.0.0.1') });
   await upsertResources(driver, [
     { id: ids.host, kind: 'host', provider: 'proxmox', name: `pve1-${scope}`, state: 'online' },
     {
