@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Config } from './config.js';
 import { ConfigError } from './model/errors.js';
+import { assertPrivateFile } from './model/private-files.js';
 
 /**
  * The estate aitia polls: any number of Proxmox clusters and vCenters, from the sources file
@@ -111,6 +112,8 @@ export function loadSourcesFile(path: string): SourceSpec[] {
   const fail = (msg: string): never => {
     throw new ConfigError(`AITIA_SOURCES_FILE ${path}: ${msg}`);
   };
+  // It holds Proxmox tokens, vCenter passwords and push secrets: owner-only, as the tokens file.
+  assertPrivateFile(path, 'the sources file (AITIA_SOURCES_FILE)');
   let doc: unknown;
   try {
     doc = parseYaml(readFileSync(path, 'utf8'));

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { runDemo } from '../demo/run-demo.js';
 import { AitiaError, isUnavailable } from '../model/index.js';
+import { writePrivateFile } from '../model/private-files.js';
 import { packageVersion } from '../package-root.js';
 import { loadStartupPolicy } from '../policy/startup.js';
 import { recordPolicyInForce } from '../services/policy-history.js';
@@ -194,14 +195,46 @@ function checkTokensFile(config: Config, demo: boolean): void {
   }
 }
 
-/** A new data dir's (and every demo's) first tokens, shown once. */
-function printTokens(config: Config, ctx: CliContext, demo: boolean, created: Record<string, string> | null): void {
+/** Where a new data dir's first tokens are written (owner-only), never to the log or the terminal. */
+export const FIRST_START_TOKENS = 'first-start-tokens.txt';
+
+/**
+ * A new data dir's first tokens: written to an owner-only file in the data dir, whose path is
+ * printed (output goes to Docker logs and journald, which others read). The demo, a local
+ * walkthrough with throwaway tokens, prints them as before.
+ */
+export function printTokens(
+  config: Config,
+  ctx: Pick<CliContext, 'print'>,
+  demo: boolean,
+  created: Record<string, string> | null,
+): void {
   if (!created) return;
-  ctx.print(
-    `aitia: created ${demo ? 'demo' : 'dev'} tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`,
+  const lines = [
+    `  agent token:     ${created.agent}`,
+    `  operator token:  ${created.operator}`,
+    `  scheduler token: ${created.scheduler}`,
+    `  ingester token:  ${created.ingester}`,
+  ];
+  if (demo) {
+    ctx.print(
+      `aitia: created demo tokens in ${config.tokensFile} (only their SHA-256 is stored; they are shown once):`,
+    );
+    for (const line of lines) ctx.print(line);
+    return;
+  }
+  const file = join(config.dataDir, FIRST_START_TOKENS);
+  writePrivateFile(
+    file,
+    [
+      `# aitia: the first tokens of ${config.tokensFile}, created ${new Date().toISOString()}.`,
+      '# Only their SHA-256 is stored there; keep what you need somewhere safe, then delete this file.',
+      ...lines.map((l) => l.trim()),
+      '',
+    ].join('\n'),
+    'the first-start tokens file',
   );
-  ctx.print(`  agent token:     ${created.agent}`);
-  ctx.print(`  operator token:  ${created.operator}`);
-  ctx.print(`  scheduler token: ${created.scheduler}`);
-  ctx.print(`  ingester token:  ${created.ingester}`);
+  ctx.print(
+    `aitia: created dev tokens in ${config.tokensFile}; the tokens themselves (agent, operator, scheduler, ingester) are in ${file} (owner-only): read it once, keep them somewhere safe, then delete it`,
+  );
 }

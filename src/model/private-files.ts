@@ -1,4 +1,6 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ConfigError } from './errors.js';
 
 /**
@@ -58,4 +60,25 @@ export function assertPrivateDir(path: string, what: string): void {
 export function ensurePrivateDir(path: string, what: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   assertPrivateDir(path, what);
+}
+
+/**
+ * Writes `text` to `path` owner-only (0600): into a new file beside it (created exclusively, so
+ * nothing another account prepared is reused), then renamed into place. A file already there is
+ * replaced, a symlink there is replaced rather than followed; a directory there is refused.
+ */
+export function writePrivateFile(path: string, text: string, what: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    if (statSync(path).isDirectory()) throw new ConfigError(`${what} ${path} is a directory, not a file; remove it`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const tmp = join(dirname(path), `.${randomBytes(8).toString('hex')}.tmp`);
+  writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(tmp, path);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }

@@ -139,6 +139,7 @@ beforeAll(async () => {
   writeFileSync(
     join(dir, 'sources.yaml'),
     `sources:\n  - kind: proxmox\n    name: ${scope}\n    url: ${standin.url}\n    token: ${standin.token}\n    poll_seconds: 5\n    backfill_hours: 0\n`,
+    { mode: 0o600 },
   );
 }, 120_000);
 

@@ -88,6 +88,7 @@ describe.skipIf(!bin)('many sources from a sources file, polled at once', () => 
         '    poll_seconds: 5',
         `  - { name: vc-nocreds-${scope}, kind: vcenter, url: "https://vc02.invalid" }`,
       ].join('\n'),
+      { mode: 0o600 },
     );
   });
   afterAll(async () => {

@@ -10,7 +10,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const file = (text: string) => {
   const p = join(dir, `s${n++}.yaml`);
-  writeFileSync(p, text);
+  writeFileSync(p, text, { mode: 0o600 });
   return p;
 };
 
