@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../../model/index.js';
-import { appendEvents } from '../../graph/events.js';
+import { appendEvents } from '../../graph/events-append.js';
 import type { EventRecord } from '../../model/events.js';
 import { createReport, finishReport, type IngestReport, newUpdateTag } from '../report.js';
 import { dedupeDocument, type EventNotice } from './events-history.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { candidateWindow } from '../../../correlator/window.js';
 import type { EventRecord } from '../../../src/model/index.js';
+import { appendEvents } from '../../../src/graph/events-append.js';
 import {
-  appendEvents,
   findCandidateEvents,
   getEventsByIds,
   linkEventsToResources,
