@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 /**
  * JSON with object keys sorted at every depth, so two documents that differ only in key order or
@@ -24,4 +24,13 @@ function sortKeys(value: unknown): unknown {
 /** Hex SHA-256 of the canonical JSON of `value`. */
 export function digestOf(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/**
+ * Hex HMAC-SHA256 of the canonical JSON of `value` under `key`: a digest that binds a value without
+ * letting anyone who reads it test guesses of the value (it takes the key).
+ */
+export function keyedDigestOf(value: unknown, key: string): string {
+  if (key.length < 32) throw new Error('a digest key has at least 32 characters');
+  return createHmac('sha256', key).update(canonicalJson(value)).digest('hex');
 }

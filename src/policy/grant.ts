@@ -1,5 +1,5 @@
 import type { ApprovalStatus, AutonomyState, GrantRefusalCode, Lifecycle } from '../model/index.js';
-import { canonicalJson, digestOf } from './canonical-json.js';
+import { canonicalJson, keyedDigestOf } from './canonical-json.js';
 import { canonicalAction } from './forbidden.js';
 import { redactCommand, redactParams } from './redact.js';
 
@@ -31,9 +31,12 @@ export function boundInputsOf(
   };
 }
 
-/** SHA-256 of the canonical bound inputs, secrets included. */
-export function inputsDigestOf(inputs: BoundInputs): string {
-  return digestOf(inputs);
+/**
+ * HMAC-SHA256 of the canonical bound inputs, secrets included, under the installation's key: the
+ * digest is shown to agents, and unkeyed it would let them test guesses of a secret offline.
+ */
+export function inputsDigestOf(inputs: BoundInputs, key: string): string {
+  return keyedDigestOf(inputs, key);
 }
 
 /** The bound inputs as an operator reads them: canonical JSON with secrets redacted. */
@@ -45,15 +48,18 @@ export function redactedInputsOf(inputs: BoundInputs): string {
   });
 }
 
-/** Each bound field's digest (`params.<key>` per parameter), so a mismatch can name the field without storing secrets. */
-export function fieldDigestsOf(inputs: BoundInputs): Record<string, string> {
+/**
+ * Each bound field's keyed digest (`params.<key>` per parameter), so a mismatch can name the field
+ * without storing secrets or a digest a guess could be tested against.
+ */
+export function fieldDigestsOf(inputs: BoundInputs, key: string): Record<string, string> {
   const out: Record<string, string> = {
-    action: digestOf(inputs.action),
-    target: digestOf(inputs.target),
-    command: digestOf(inputs.command),
-    targets: digestOf(inputs.targets),
+    action: keyedDigestOf(inputs.action, key),
+    target: keyedDigestOf(inputs.target, key),
+    command: keyedDigestOf(inputs.command, key),
+    targets: keyedDigestOf(inputs.targets, key),
   };
-  for (const [key, value] of Object.entries(inputs.params)) out[`params.${key}`] = digestOf(value);
+  for (const [name, value] of Object.entries(inputs.params)) out[`params.${name}`] = keyedDigestOf(value, key);
   return out;
 }
 
@@ -87,6 +93,8 @@ export interface GrantRefusal {
 export interface RedeemContext {
   now: string;
   inputs: BoundInputs;
+  /** The installation's key the approval's digests were taken with. */
+  digestKey: string;
   policyDigest: string;
   targetLifecycle: Lifecycle | null;
   autonomy: AutonomyState;
@@ -111,8 +119,8 @@ export function grantRefusal(grant: GrantFacts, ctx: RedeemContext): GrantRefusa
   if (Date.parse(grant.grantExpiresAt) <= Date.parse(ctx.now)) {
     return refuse('GRANT_EXPIRED', `the grant expired at ${grant.grantExpiresAt}; ask for a new approval`);
   }
-  if (inputsDigestOf(ctx.inputs) !== grant.inputsDigest) {
-    const field = mismatchedField(grant.fieldDigests, fieldDigestsOf(ctx.inputs)) ?? 'input';
+  if (inputsDigestOf(ctx.inputs, ctx.digestKey) !== grant.inputsDigest) {
+    const field = mismatchedField(grant.fieldDigests, fieldDigestsOf(ctx.inputs, ctx.digestKey)) ?? 'input';
     return refuse(
       'GRANT_MISMATCH',
       `input.${field} differs from what was approved; the grant covers only the approved action`,

@@ -16,6 +16,7 @@ import { nowOf, type ServiceDeps } from './deps.js';
 import { decide, policyOf } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
+import { inputsDigestKey } from './inputs-digest.js';
 
 /** The ok line's detail: the authorization recorded. */
 const detailOf = (a: ActionAuthorizedRecord) => `${a.id}: ${a.action} auto`;
@@ -56,6 +57,7 @@ export function reportActionTaken(
     const at = asked.at ?? nowOf(deps);
     const action = canonicalAction(request.action);
     const inputs = boundInputsOf(request, c.target.id);
+    const digestKey = await inputsDigestKey(deps);
     const auth: ActionAuthorizedRecord = {
       id: `auth-${randomUUID()}`,
       at,
@@ -64,7 +66,7 @@ export function reportActionTaken(
       targetId: c.target.id,
       source: 'auto',
       approvalId: null,
-      inputsDigest: inputsDigestOf(inputs),
+      inputsDigest: inputsDigestOf(inputs, digestKey),
       policyDigest: digest,
     };
     const outcome = await recordAutoAuthorization(

@@ -11,6 +11,7 @@ import {
   notFound,
 } from '../model/index.js';
 import { boundInputsOf, fieldDigestsOf, inputsDigestOf, redactedInputsOf } from '../policy/index.js';
+import { inputsDigestKey } from './inputs-digest.js';
 import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { decide, policyOf } from './gate.js';
@@ -105,6 +106,7 @@ export function requestApproval(
         throw badInput(`${prefix}.action`, 'the gate allows it on its own (auto): no approval is needed');
       }
       const bound = boundInputsOf(request, c.target.id);
+      const digestKey = await inputsDigestKey(deps);
       rows.push({
         id: `apr-${randomUUID()}`,
         planId,
@@ -121,8 +123,8 @@ export function requestApproval(
         targetId: c.target.id,
         targetName: c.target.name,
         inputs: redactedInputsOf(bound),
-        inputsDigest: inputsDigestOf(bound),
-        fieldDigests: JSON.stringify(fieldDigestsOf(bound)),
+        inputsDigest: inputsDigestOf(bound, digestKey),
+        fieldDigests: JSON.stringify(fieldDigestsOf(bound, digestKey)),
         policyDigest: c.policyDigest,
         riskClass: c.riskClass,
         autonomy: c.autonomy,

@@ -3,6 +3,7 @@ import { redeemGrantTx } from '../graph/approvals.js';
 import { autonomyState, setAutonomyState } from '../graph/autonomy.js';
 import { AitiaError, AUTONOMY_MODES, type AutonomyMode, type AutonomyState, badInput } from '../model/index.js';
 import { boundInputsOf, grantRefusal, inputsDigestOf, type GrantRefusal } from '../policy/index.js';
+import { inputsDigestKey } from './inputs-digest.js';
 import { grantHashOf } from './approvals.js';
 import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
@@ -47,6 +48,7 @@ export async function redeemGrant(
     const target = await resolveGateTarget(deps, args.input.target, 'input.target');
     targetIds = [target.facts.id];
     const inputs = boundInputsOf(request, target.facts.id);
+    const digestKey = await inputsDigestKey(deps);
     const { digest } = policyOf(deps);
     const now = nowOf(deps);
     const authorizationId = `auth-${randomUUID()}`;
@@ -65,7 +67,7 @@ export async function redeemGrant(
             usedAt: approval.usedAt,
             usedBy: approval.usedBy,
           },
-          { now, inputs, policyDigest: digest, targetLifecycle, autonomy },
+          { now, inputs, digestKey, policyDigest: digest, targetLifecycle, autonomy },
         ),
       (approval) => ({
         id: authorizationId,
@@ -75,7 +77,7 @@ export async function redeemGrant(
         targetId: inputs.target,
         source: 'grant',
         approvalId: approval.id,
-        inputsDigest: inputsDigestOf(inputs),
+        inputsDigest: inputsDigestOf(inputs, digestKey),
         policyDigest: digest,
       }),
       // The grant used, the authorization and its audit line commit together.

@@ -11,6 +11,7 @@ import {
   type GrantFacts,
 } from '../../../src/policy/index.js';
 
+const KEY = 'k'.repeat(64);
 const bound = boundInputsOf(
   { action: 'cache_clear', params: { size: 2 }, targets: ['b', 'a', 'b'] },
   'manual:service/x',
@@ -26,8 +27,8 @@ const normal: AutonomyState = {
 const grant: GrantFacts = {
   status: 'approved',
   grantExpiresAt: '2026-05-14T02:15:00Z',
-  inputsDigest: inputsDigestOf(bound),
-  fieldDigests: fieldDigestsOf(bound),
+  inputsDigest: inputsDigestOf(bound, KEY),
+  fieldDigests: fieldDigestsOf(bound, KEY),
   policyDigest: 'p1',
   usedAt: null,
   usedBy: null,
@@ -35,6 +36,7 @@ const grant: GrantFacts = {
 const ctx = {
   now: '2026-05-14T02:10:00Z',
   inputs: bound,
+  digestKey: KEY,
   policyDigest: 'p1',
   targetLifecycle: 'active' as const,
   autonomy: normal,
@@ -82,6 +84,7 @@ describe('grantRefusal (table): the first failed check, in a fixed order', () =>
       'input.action',
     ],
     ['policy changed', grant, { ...ctx, policyDigest: 'p2' }, 'POLICY_CHANGED', null],
+    ['another installation’s key', grant, { ...ctx, digestKey: 'j'.repeat(64) }, 'GRANT_MISMATCH', 'input.action'],
     ['target destroyed', grant, { ...ctx, targetLifecycle: 'destroyed' as const }, 'TARGET_DESTROYED', null],
     [
       'halted',
@@ -101,8 +104,9 @@ describe('grantRefusal (table): the first failed check, in a fixed order', () =>
     expect(
       inputsDigestOf(
         boundInputsOf({ action: 'cache-clear', params: { size: 2 }, targets: ['a', 'b'] }, 'manual:service/x'),
+        KEY,
       ),
-    ).toBe(inputsDigestOf(bound));
+    ).toBe(inputsDigestOf(bound, KEY));
   });
 });
 
