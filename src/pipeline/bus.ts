@@ -99,13 +99,38 @@ export function startFeedTail(
  * The entries a subscriber asked for: first those stored after `since` (a reconnecting client's
  * last sequence), then live ones, each once, in sequence order, filtered by topic and resource.
  * Subscribes to the bus before reading the store, so nothing published meanwhile is lost.
+ * `return()` ends the bus subscription at once: a generator's own return would wait for the
+ * entry it is awaiting, so an ended stream held its listener until the bus next published.
  */
-export async function* feedFrom(
+export function feedFrom(
   driver: Driver,
   bus: FeedBus,
   query: { topics: readonly FeedTopic[]; resourceId: string | null; since: number | null },
-): AsyncGenerator<FeedEntry> {
+): AsyncIterableIterator<FeedEntry> {
   const live = bus.subscribe();
+  const entries = entriesFrom(driver, live, query);
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => entries.next(),
+    async return(value?: unknown) {
+      // Ending the bus's iterator settles a pending live step with done; the generator then ends.
+      await live.return?.();
+      return entries.return(value as undefined);
+    },
+    async throw(err?: unknown) {
+      await live.return?.();
+      return entries.throw(err);
+    },
+  };
+}
+
+async function* entriesFrom(
+  driver: Driver,
+  live: AsyncIterableIterator<FeedEntry>,
+  query: { topics: readonly FeedTopic[]; resourceId: string | null; since: number | null },
+): AsyncGenerator<FeedEntry> {
   const wanted = (e: FeedEntry) =>
     query.topics.includes(e.topic) && (query.resourceId === null || e.resourceId === query.resourceId);
   try {

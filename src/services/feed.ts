@@ -56,9 +56,20 @@ async function subscribe<T>(
   const rid = input.resourceId ? (await resolveRef(deps, input.resourceId, 'resourceId')).id : null;
   const since = sinceOf(input);
   const entries = feedFrom(deps.driver, deps.bus, { topics: [topic], resourceId: rid, since });
-  return (async function* () {
-    for await (const e of entries) yield map(e);
-  })();
+  // Mapped step by step (not a generator) so the subscriber's return() reaches the feed at once.
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: async () => {
+      const step = await entries.next();
+      return step.done ? step : { done: false, value: map(step.value) };
+    },
+    return: async () => {
+      await entries.return?.();
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /** The sequence to resume after: `since`, else a numeric Last-Event-ID, else none (live only). */
