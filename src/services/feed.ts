@@ -57,19 +57,18 @@ async function subscribe<T>(
   const since = sinceOf(input);
   const entries = feedFrom(deps.driver, deps.bus, { topics: [topic], resourceId: rid, since });
   // Mapped step by step (not a generator) so the subscriber's return() reaches the feed at once.
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
+  const mapped: AsyncIterableIterator<T> = {
+    [Symbol.asyncIterator]: () => mapped,
     next: async () => {
       const step = await entries.next();
-      return step.done ? step : { done: false, value: map(step.value) };
+      return step.done ? { done: true, value: undefined } : { done: false, value: map(step.value) };
     },
     return: async () => {
       await entries.return?.();
       return { done: true, value: undefined };
     },
   };
+  return mapped;
 }
 
 /** The sequence to resume after: `since`, else a numeric Last-Event-ID, else none (live only). */
