@@ -1,29 +1,13 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { badInput, type EventRecord } from '../model/index.js';
-import { eventProperties, type UpsertEventsOptions, type UpsertEventsResult, validateEventRecords } from './events.js';
+import { badInput, EVENT_CONTENT_FIELDS, type EventRecord } from '../model/index.js';
+import { eventRow, type UpsertEventsOptions, type UpsertEventsResult, validateEventRecords } from './events.js';
 import { inBatches, int, isoNow } from './statements.js';
 
 /**
  * Append-only events (vCenter's event log is history): beside upsertEvents, which updates a
  * Proxmox task seen finished later, this write never changes a stored event's content.
  */
-
-/** What makes up a logged event: once stored under its id, these never change (vCenter's history). */
-export const EVENT_CONTENT_FIELDS = [
-  'type',
-  'rawType',
-  'actor',
-  'actorKind',
-  'startedAt',
-  'endedAt',
-  'statusClass',
-  'statusText',
-  'message',
-  'objectId',
-  'hostId',
-  'chainId',
-] as const;
 
 // The comparison is inside the write: MERGE on the unique id serialises concurrent creates of one
 // key (the second waits, then finds the first's node), and `ON MATCH SET` locks a stored event
@@ -102,13 +86,8 @@ export async function appendEvents(
   const unlinked = new Set<string>();
   await inBatches(events, options.batchSize ?? 10_000, async (batch) => {
     const rows = batch.map((e) => ({
-      id: e.id,
-      resourceId: e.resourceId,
-      resourceKind: e.resourceKind,
-      startedAt: e.startedAt,
-      endedAt: e.endedAt,
+      ...eventRow(e),
       millis: { startedAt: millisOf(e.startedAt), endedAt: millisOf(e.endedAt) },
-      props: eventProperties(e),
     }));
     const { records } = await driver.executeQuery(APPEND, { rows, now, fields: [...EVENT_CONTENT_FIELDS] });
     for (const r of records) {

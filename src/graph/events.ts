@@ -47,6 +47,18 @@ export function eventFromProperties(raw: unknown): StoredEventRecord {
   };
 }
 
+/** One event as an `UNWIND $rows` row: its identity, resource, times and the properties `SET` with it. */
+export function eventRow(e: EventRecord) {
+  return {
+    id: e.id,
+    resourceId: e.resourceId,
+    resourceKind: e.resourceKind,
+    startedAt: e.startedAt,
+    endedAt: e.endedAt,
+    props: eventProperties(e),
+  };
+}
+
 /**
  * The properties written with `SET e += row.props`. Times travel beside them (converted to datetimes
  * in Cypher); `resourceId` / `resourceKind` too, because a later read must not unset a known resource.
@@ -166,14 +178,7 @@ export async function upsertEvents(
   const result: UpsertEventsResult = { written: 0, created: 0, updated: 0, unlinkedResourceIds: [], touchedIds: [] };
   const unlinked = new Set<string>();
   await inBatches(unique, options.batchSize ?? 10_000, async (batch) => {
-    const rows = batch.map((e) => ({
-      id: e.id,
-      resourceId: e.resourceId,
-      resourceKind: e.resourceKind,
-      startedAt: e.startedAt,
-      endedAt: e.endedAt,
-      props: eventProperties(e),
-    }));
+    const rows = batch.map(eventRow);
     const { records } = await driver.executeQuery(UPSERT, { rows, now });
     for (const r of records) {
       result.written++;

@@ -143,6 +143,25 @@ export interface EventRecord {
 }
 
 /**
+ * What makes up a logged event: once stored under its id, these never change (vCenter's history is
+ * append-only). The import's in-document check and the graph's in-write check compare these.
+ */
+export const EVENT_CONTENT_FIELDS = [
+  'type',
+  'rawType',
+  'actor',
+  'actorKind',
+  'startedAt',
+  'endedAt',
+  'statusClass',
+  'statusText',
+  'message',
+  'objectId',
+  'hostId',
+  'chainId',
+] as const satisfies readonly (keyof EventRecord)[];
+
+/**
  * How an EventRecord sits on an `(:Event)` node: every field as a property of the same name, the
  * times (`startedAt`, `endedAt`) as Neo4j datetimes (the correlator's range look-up compares them),
  * plus `ingestedAt` (first write) and `updatedAt` (last change of outcome).

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { EventRecord, StoredEventRecord } from '../../model/events.js';
+import { EVENT_CONTENT_FIELDS, type EventRecord, type StoredEventRecord } from '../../model/events.js';
 
 /**
  * vCenter's event log is history: an event, once logged under its key, never changes. So a re-push
@@ -10,23 +10,7 @@ import type { EventRecord, StoredEventRecord } from '../../model/events.js';
  * known (linking is not content).
  */
 
-/** The fields that make up a logged event. */
-const CONTENT_FIELDS = [
-  'type',
-  'rawType',
-  'actor',
-  'actorKind',
-  'startedAt',
-  'endedAt',
-  'statusClass',
-  'statusText',
-  'message',
-  'objectId',
-  'hostId',
-  'chainId',
-] as const;
-
-function same(field: (typeof CONTENT_FIELDS)[number], a: unknown, b: unknown): boolean {
+function same(field: (typeof EVENT_CONTENT_FIELDS)[number], a: unknown, b: unknown): boolean {
   if ((field === 'startedAt' || field === 'endedAt') && typeof a === 'string' && typeof b === 'string')
     return DateTime.fromISO(a, { setZone: true }).toMillis() === DateTime.fromISO(b, { setZone: true }).toMillis();
   return (a ?? null) === (b ?? null);
@@ -34,7 +18,7 @@ function same(field: (typeof CONTENT_FIELDS)[number], a: unknown, b: unknown): b
 
 /** The content fields in which two records of one key differ (empty: the same event). */
 export function eventDifferences(a: EventRecord | StoredEventRecord, b: EventRecord): string[] {
-  return CONTENT_FIELDS.filter((f) => !same(f, a[f], b[f]));
+  return EVENT_CONTENT_FIELDS.filter((f) => !same(f, a[f], b[f]));
 }
 
 /** An event refused or folded, by its place in the document. */
