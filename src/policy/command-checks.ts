@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { hasFlag } from './command-options.js';
 import { CRITICAL_PATHS, DESTRUCTIVE_TEXT_PATTERNS } from './command-rules.js';
 import { isRiskier, type RiskClass } from './risk.js';
@@ -54,6 +55,9 @@ export function isCriticalPath(path: string): boolean {
 
 const BLOCK_DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|md|dm-|mapper\/|disk\/|zd|rbd|loop|pve\/)/;
 const HARMLESS_SINK = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
+// Files whose write acts on the running kernel at once: a crash, a reboot, raw memory.
+const KERNEL_CONTROL =
+  /^\/(proc\/sysrq-trigger|proc\/kcore|dev\/(mem|kmem|port)|sys\/power\/state)$|^\/sys\/firmware\//;
 
 /** What writing to `target` means: nothing, a file change, or overwriting a device. */
 export function judgeWriteTarget(target: string, via: string, expansion: Expansion | null = null): Verdict | null {
@@ -63,8 +67,11 @@ export function judgeWriteTarget(target: string, via: string, expansion: Expansi
       return destructive(`${via} writes ${target}, a path built at run time (it may be a block device)`);
     return mutation(`${via} writes ${target}`);
   }
-  if (HARMLESS_SINK.test(target)) return null;
-  if (BLOCK_DEVICE.test(target)) return destructive(`${via} overwrites block device ${target}`);
+  // `//dev/./sda` and `/tmp/../dev/sda` are /dev/sda.
+  const path = target.startsWith('/') ? posix.normalize(target) : target;
+  if (HARMLESS_SINK.test(path)) return null;
+  if (BLOCK_DEVICE.test(path)) return destructive(`${via} overwrites block device ${target}`);
+  if (KERNEL_CONTROL.test(path)) return destructive(`${via} writes ${target}, which acts on the running kernel`);
   return mutation(`${via} writes ${target}`);
 }
 
