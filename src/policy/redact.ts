@@ -34,8 +34,21 @@ const COMMAND_PATTERNS: readonly RegExp[] = [
   new RegExp(`(\\bsshpass\\b[^|;&\\n]*?\\s-p\\s*)${VALUE}`, 'gi'),
   new RegExp(`(\\bredis-cli\\b[^|;&\\n]*?\\s-a\\s*)${VALUE}`, 'gi'),
   new RegExp(`(\\bmongo(?:sh)?\\b[^|;&\\n]*?\\s-p\\s+)${VALUE}`, 'gi'),
-  // `--password …`, `--token=…`, `--auth-token …`, `--client-secret=…`.
-  new RegExp(`(--?[\\w-]*(?:${SECRET_WORDS})[\\w-]*(?:=|\\s+))${VALUE}`, 'gi'),
+  // `docker login -p x` (podman, nerdctl, buildah, skopeo, helm registry), `ldapsearch -w x`,
+  // `smbclient -U user%x`, `openssl … -k x` / `-pass pass:x`, `htpasswd -b file user x`.
+  new RegExp(
+    `(\\b(?:docker|podman|nerdctl|buildah|skopeo|helm)\\b[^|;&\\n]*?\\blogin\\b[^|;&\\n]*?\\s-p\\s*)${VALUE}`,
+    'gi',
+  ),
+  new RegExp(`(\\bldap\\w*\\b[^|;&\\n]*?\\s-w\\s*)${VALUE}`, 'gi'),
+  /(\b(?:smbclient|rpcclient|smbmap|net)\b[^|;&\n]*?\s(?:-U|--user(?:name)?)(?:=|\s+)?["']?[^\s%"'\\]+%)([^\s"'\\]+)/gi,
+  new RegExp(`(\\bopenssl\\b[^|;&\\n]*?\\s-k\\s+)${VALUE}`, 'gi'),
+  /(\s-pass(?:in|out)?\s+["']?pass:)([^\s"'\\]+)/gi,
+  /(\bhtpasswd\b[^|;&\n]*?\s-\w*b\w*\s+(?:-\S+\s+)*\S+\s+\S+\s+)("[^"]*"|'[^']*'|[^\s"'\\]+)/gi,
+  // A value piped into a login that reads its password from stdin: `echo x | docker login --password-stdin`.
+  new RegExp(`(\\b(?:echo|printf)\\s+(?:-\\w+\\s+)*)${VALUE}(\\s*\\|[^;&\\n]*--password-stdin)`, 'gi'),
+  // `--password …`, `--token=…`, `--auth-token …`, `--client-secret=…` (not `--password-stdin`: it takes no value).
+  new RegExp(`(--?[\\w-]*(?:${SECRET_WORDS})[\\w-]*(?<!-stdin)(?:=|\\s+))${VALUE}`, 'gi'),
   // `password=…`, `PGPASSWORD=… cmd`, `api_key: …`, `"token":"…"`.
   new RegExp(`(\\b[\\w.-]*(?:${SECRET_WORDS})[\\w.-]*["']?\\s*[=:]\\s*)("[^"]*"|'[^']*'|[^\\s&;|'"\\\\]+)`, 'gi'),
 ];

@@ -17,6 +17,18 @@ const R = REDACTED;
 describe('command-line secrets are redacted (issue 30, finding 10)', () => {
   it.each([
     ['mysql -pPASS db', 'mysql -p[REDACTED] db'],
+    ['docker login -u bot -p s3cret registry.lan', 'docker login -u bot -p [REDACTED] registry.lan'],
+    ['podman login -pS3cret quay.io', 'podman login -p[REDACTED] quay.io'],
+    [
+      'echo s3cret | docker login -u bot --password-stdin r',
+      'echo [REDACTED] | docker login -u bot --password-stdin r',
+    ],
+    ['ldapsearch -x -D cn=admin -w s3cret -b dc=lan', 'ldapsearch -x -D cn=admin -w [REDACTED] -b dc=lan'],
+    ['smbclient //nas/share -U alice%s3cret', 'smbclient //nas/share -U alice%[REDACTED]'],
+    ['openssl enc -aes256 -k s3cret -in x', 'openssl enc -aes256 -k [REDACTED] -in x'],
+    ['openssl pkcs12 -in x.p12 -passin pass:s3cret', 'openssl pkcs12 -in x.p12 -passin pass:[REDACTED]'],
+    ['htpasswd -b /etc/nginx/htpasswd alice s3cret', 'htpasswd -b /etc/nginx/htpasswd alice [REDACTED]'],
+    ['htpasswd -cbB f alice s3cret', 'htpasswd -cbB f alice [REDACTED]'],
     ['mysql -u root -phunter2 -h db1 shop', 'mysql -u root -p[REDACTED] -h db1 shop'],
     ['mysqldump -pS3cr3t! shop > x.sql', 'mysqldump -p[REDACTED] shop > x.sql'],
     ['mysql --password=x shop', 'mysql --password=[REDACTED] shop'],
