@@ -85,6 +85,7 @@ export function identityResource(id: string, kind: Kind, name: string, provider:
     lastSeen: null,
     missingSince: null,
     providerAttributeKeys: [],
+    entityTypeBy: null,
     declaration: null,
   };
 }
