@@ -129,14 +129,42 @@ const RANGES: Array<[AddressCategory, [IpBytes, number]]> = [
   ['multicast', cidr('ff00::/8')],
 ];
 
-/** IPv6 forms that carry an IPv4 address a connection may end up at: mapped, compatible, NAT64. */
-const EMBEDS_V4 = [cidr('::ffff:0:0/96'), cidr('::/96'), cidr('64:ff9b::/96'), cidr('64:ff9b:1::/48')];
+/** IPv6 forms that carry an IPv4 address a connection may end up at: mapped, translated, compatible, NAT64, 6to4. */
+const EMBEDS_V4: Array<[IpBytes, number, (b: number[]) => number[]]> = [
+  [...cidr('::ffff:0:0/96'), (b) => b.slice(12)],
+  [...cidr('::ffff:0:0:0/96'), (b) => b.slice(12)],
+  [...cidr('::/96'), (b) => b.slice(12)],
+  [...cidr('64:ff9b::/96'), (b) => b.slice(12)],
+  // 6to4: the relay's IPv4 address follows the prefix (2002:AABB:CCDD::).
+  [...cidr('2002::/16'), (b) => b.slice(2, 6)],
+];
+
+/**
+ * Forms whose embedded IPv4 address cannot be read in one place: the local-use NAT64 prefix
+ * (RFC 6052 puts it at bits 32–128 depending on a prefix length only the gateway knows, skipping
+ * the u octet) and Teredo (the client's address inverted). Every reading that lands on this
+ * host, link-local or a metadata service refuses; the other readings are noise of the format.
+ */
+const DANGEROUS: readonly AddressCategory[] = ['metadata', 'loopback', 'link-local'];
+const AMBIGUOUS_V4: Array<[IpBytes, number, (b: number[]) => number[][]]> = [
+  [
+    ...cidr('64:ff9b:1::/48'),
+    (b) => [[b[6]!, b[7]!, b[9]!, b[10]!], [b[7]!, b[9]!, b[10]!, b[11]!], b.slice(9, 13), b.slice(12)],
+  ],
+  [...cidr('2001::/32'), (b) => [b.slice(12).map((x) => x ^ 0xff)]],
+];
 
 /** What makes an address off-limits to checks, or null for an ordinary one. */
 export function classifyAddress(ip: IpBytes): AddressCategory | null {
   if (ip.family === 6 && !inNet(ip, ...RANGES[5]![1]) && !inNet(ip, ...RANGES[6]![1])) {
-    for (const [net, prefix] of EMBEDS_V4)
-      if (inNet(ip, net, prefix)) return classifyAddress({ family: 4, bytes: ip.bytes.slice(12) });
+    for (const [net, prefix, v4] of EMBEDS_V4)
+      if (inNet(ip, net, prefix)) return classifyAddress({ family: 4, bytes: v4(ip.bytes) });
+    for (const [net, prefix, readings] of AMBIGUOUS_V4) {
+      if (!inNet(ip, net, prefix)) continue;
+      const found = readings(ip.bytes).map((bytes) => classifyAddress({ family: 4, bytes }));
+      const worst = DANGEROUS.find((c) => found.includes(c));
+      if (worst) return worst;
+    }
   }
   if (METADATA.some(([net, prefix]) => inNet(ip, net, prefix))) return 'metadata';
   for (const [category, [net, prefix]] of RANGES) if (inNet(ip, net, prefix)) return category;

@@ -51,6 +51,17 @@ describe('classifyAddress: what a check may not reach unless allowed', () => {
     ['224.0.0.1', 'multicast'],
     ['ff02::1', 'multicast'],
     ['255.255.255.255', 'reserved'],
+    // IPv6 forms that carry an IPv4 address elsewhere than the last 32 bits, or obfuscated.
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['2002:7f00:1::1', 'loopback'],
+    ['2002:a9fe:a9fe::', 'metadata'],
+    ['2002:a9fe:1:1::1', 'link-local'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', 'metadata'],
+    ['64:ff9b:1:7f00:1::', 'loopback'],
+    ['64:ff9b:1:a9:fe:a9fe::', 'metadata'],
+    ['64:ff9b:1:0:7f:0:1::', 'loopback'],
+    ['64:ff9b:1::7f00:1', 'loopback'],
   ])('%s is %s', (text, category) => {
     expect(classifyAddress(ip(text))).toBe(category);
   });
@@ -65,6 +76,9 @@ describe('classifyAddress: what a check may not reach unless allowed', () => {
     'fd12:3456::1',
     'fec0::1',
     '::ffff:10.0.0.1',
+    '2002:c000:201::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '64:ff9b:1:c000:2::',
     '169.253.255.255',
     '128.0.0.1',
   ])('%s is an ordinary address', (text) => {
