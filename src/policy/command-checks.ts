@@ -193,7 +193,8 @@ export const SPECIAL_CHECKS: Readonly<Record<string, (args: string[], ctx: Check
   lshw: (args) =>
     args.some((a) => a === '-dump' || a === '--dump') ? mutation('lshw -dump writes a database file') : readOnly(),
   sysctl: (args) =>
-    ['-w', '--write', '-p', '--load', '--system'].some((f) => hasFlag(args, f)) ||
+    // `-f` is procps' alias of `-p`: it loads settings from a file.
+    ['-w', '--write', '-p', '-f', '--load', '--system'].some((f) => hasFlag(args, f)) ||
     positionals(args).some((a) => a.includes('='))
       ? mutation('kernel mutation (sysctl write)')
       : readOnly(),

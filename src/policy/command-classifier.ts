@@ -173,6 +173,8 @@ function judge(name: string, args: string[], ctx: Context, check: CheckContext):
     );
   }
   if (READ_ONLY_COMMANDS.has(alias)) return judgeListed(alias, args, check);
-  // Off the list: still look inside its arguments (`ssh host 'mkfs …'`) for destructive intent.
-  return scanDestructiveText(args.join(' ')) ?? { riskClass: 'config_mutation', reason: `${name}: ${OFF_LIST}` };
+  // Off the list: still look inside it (`ssh host 'mkfs …'`, `ceph osd pool delete`) for destructive intent.
+  return (
+    scanDestructiveText([name, ...args].join(' ')) ?? { riskClass: 'config_mutation', reason: `${name}: ${OFF_LIST}` }
+  );
 }

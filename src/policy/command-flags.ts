@@ -25,23 +25,27 @@ export interface CommandFlags extends OptionSpec {
 
 const IPTABLES: CommandFlags = {
   shortValue: 't',
-  mutating: Object.fromEntries(
-    [
-      ['-A', '--append'],
-      ['-D', '--delete'],
-      ['-I', '--insert'],
-      ['-R', '--replace'],
-      ['-F', '--flush'],
-      ['-Z', '--zero'],
-      ['-N', '--new-chain'],
-      ['-X', '--delete-chain'],
-      ['-P', '--policy'],
-      ['-E', '--rename-chain'],
-    ].flatMap(([s, l]) => [
-      [s!, `changes firewall rules (${l})`],
-      [l!, 'changes firewall rules'],
-    ]),
-  ),
+  mutating: {
+    ...Object.fromEntries(
+      [
+        ['-A', '--append'],
+        ['-D', '--delete'],
+        ['-I', '--insert'],
+        ['-R', '--replace'],
+        ['-F', '--flush'],
+        ['-Z', '--zero'],
+        ['-N', '--new-chain'],
+        ['-X', '--delete-chain'],
+        ['-P', '--policy'],
+        ['-E', '--rename-chain'],
+      ].flatMap(([s, l]) => [
+        [s!, `changes firewall rules (${l})`],
+        [l!, 'changes firewall rules'],
+      ]),
+    ),
+    '--modprobe': 'names a program iptables runs to load kernel modules',
+  },
+  longValue: ['--modprobe'],
   long: ['--list', '--list-rules', '--numeric', '--verbose', '--line-numbers', '--exact', '--table'],
 };
 
@@ -333,6 +337,22 @@ export const COMMAND_FLAGS: Readonly<Record<string, CommandFlags>> = {
     longValue: ['--dev-mem', '--string', '--type', '--from-dump', '--dump-bin', '--handle'],
     writes: ['--dump-bin'],
   },
-  'iptables-save': { shortValue: 'tfM', longValue: ['--table', '--file', '--modprobe'], writes: ['-f', '--file'] },
-  'ip6tables-save': { shortValue: 'tfM', longValue: ['--table', '--file', '--modprobe'], writes: ['-f', '--file'] },
+  'iptables-save': {
+    shortValue: 'tfM',
+    longValue: ['--table', '--file', '--modprobe'],
+    writes: ['-f', '--file'],
+    mutating: {
+      '-M': 'names a program it runs to load kernel modules',
+      '--modprobe': 'names a program it runs to load kernel modules',
+    },
+  },
+  'ip6tables-save': {
+    shortValue: 'tfM',
+    longValue: ['--table', '--file', '--modprobe'],
+    writes: ['-f', '--file'],
+    mutating: {
+      '-M': 'names a program it runs to load kernel modules',
+      '--modprobe': 'names a program it runs to load kernel modules',
+    },
+  },
 };

@@ -11,17 +11,31 @@ import {
   type CheckContext,
   type Verdict,
 } from './command-checks.js';
-import { COMMAND_FLAGS } from './command-flags.js';
+import { COMMAND_FLAGS, type CommandFlags } from './command-flags.js';
 import { readOptions } from './command-options.js';
 import { mayBeMany } from './shell-words.js';
 
 // `less +cmd` runs a less command at start; only moving and searching are known to be harmless.
 const LESS_SAFE_START = /^\+([0-9]*[GgFfp%]?|\/[^!|]*)$/;
 
+/**
+ * getopt_long takes any unambiguous prefix, so the long options that write, change state or run
+ * a program are known names too: `--rot` is `--rotate`, `--fl` is `--flush`.
+ */
+function withEveryLong(spec: CommandFlags): CommandFlags {
+  const named = [
+    ...Object.keys(spec.mutating ?? {}),
+    ...Object.keys(spec.mutatingValues ?? {}),
+    ...(spec.writes ?? []),
+    ...(spec.runs ?? []),
+  ].filter((n) => n.startsWith('--'));
+  return { ...spec, long: [...(spec.long ?? []), ...named] };
+}
+
 export function judgeListed(name: string, args: string[], ctx: CheckContext): Verdict {
   const spec = COMMAND_FLAGS[name];
   if (spec === undefined) return readOnly();
-  const read = readOptions(args, spec, ctx.expansions);
+  const read = readOptions(args, withEveryLong(spec), ctx.expansions);
   const verdicts: Array<Verdict | null> = [];
   if (read.unsure !== null) verdicts.push(mutation(`${name}: ${read.unsure}`));
   const roots = read.operands.length > 0 ? read.operands : ['.'];

@@ -244,6 +244,13 @@ export const DESTRUCTIVE_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, string]>
   [/\b(lv|vg|pv)remove\b/, 'removes LVM storage'],
   [/\bcryptsetup\s+(luksFormat|erase|luksErase)\b/, 'erases encrypted storage'],
   [/\bdrop\s+(database|schema|table)\b/i, 'drops a database object'],
+  [
+    /\bceph\b[^\n;|&]*\b(osd\s+pool\s+(delete|rm)|osd\s+(purge|destroy|lost)|fs\s+(rm|volume\s+rm)|mds\s+rmfailed)\b/,
+    'removes Ceph storage',
+  ],
+  [/\bceph-volume\b[^\n;|&]*\bzap\b/, 'wipes a device'],
+  [/\brbd\b[^\n;|&]*\s(rm|remove|purge|(trash|snap)\s+(rm|remove|purge))(?=\s|$)/, 'removes Ceph block images'],
+  [/\brados\b[^\n;|&]*\s(rm|purge|rmpool|cleanup)(?=\s|$)/, 'removes Ceph objects'],
 ];
 
 /** Paths whose recursive removal, re-permissioning or moving wrecks the machine. */

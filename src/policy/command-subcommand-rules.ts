@@ -4,6 +4,8 @@
  */
 import { ENABLEMENT, named, PACKAGE } from './command-rules.js';
 
+const EXT_DIFF = 'runs the external diff program the configuration names';
+
 /** How a tool with subcommands (`systemctl status`, `zpool destroy`) is judged. */
 export interface SubcommandRule {
   /** Subcommands that only read. */
@@ -322,9 +324,9 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
     ],
     valueFlags: ['-C', '-c', '--git-dir', '--work-tree', '--namespace'],
     mutatingFlags: {
-      log: { '--output': 'writes a file' },
-      show: { '--output': 'writes a file' },
-      diff: { '--output': 'writes a file' },
+      log: { '--output': 'writes a file', '--ext-diff': EXT_DIFF },
+      show: { '--output': 'writes a file', '--ext-diff': EXT_DIFF },
+      diff: { '--output': 'writes a file', '--ext-diff': EXT_DIFF },
       grep: { '-O': 'runs a pager program on the files', '--open-files-in-pager': 'runs a pager program on the files' },
       'ls-remote': { '--upload-pack': 'runs a program' },
     },

@@ -2,7 +2,15 @@
  * Tools judged by their subcommand (`systemctl status`, `zpool destroy`), and git, whose global
  * `-c` settings can name a program to run before any subcommand is read.
  */
-import { destructive, mutation, readOnly, riskiest, type CheckContext, type Verdict } from './command-checks.js';
+import {
+  destructive,
+  mutation,
+  readOnly,
+  riskiest,
+  scanDestructiveText,
+  type CheckContext,
+  type Verdict,
+} from './command-checks.js';
 import { hasFlag } from './command-options.js';
 import type { SubcommandRule } from './command-subcommand-rules.js';
 import { isDynamic, mayBeOption } from './shell-words.js';
@@ -46,6 +54,9 @@ export function judgeSubcommand(label: string, rule: SubcommandRule, args: strin
     return readOnly();
   }
   const named = rule.named?.[sub];
+  // What is off the list may still run a destructive command (`pct exec 100 -- rm -rf /`).
+  const inner = scanDestructiveText(rest.join(' '));
+  if (inner !== null) return { ...inner, reason: `${here} runs: ${inner.reason}` };
   return mutation(named !== undefined ? `${named} (${here})` : `${here}: ${OFF_LIST}`);
 }
 

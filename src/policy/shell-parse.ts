@@ -62,9 +62,32 @@ function closingParen(text: string, open: number): number {
   return -1;
 }
 
+/**
+ * The command substitutions inside text the shell expands without reading it as words: the
+ * operand of `${x:-$(cmd)}`, an arithmetic `$(( $(cmd) ))`, an unquoted here-document's body.
+ * Each `$(…)` and backtick body runs, so each is returned to be classified.
+ */
+function nestedSubstitutions(text: string, out: ParsedShell): void {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\') i++;
+    else if (c === '`') {
+      const end = text.indexOf('`', i + 1);
+      out.substitutions.push(text.slice(i + 1, end === -1 ? text.length : end));
+      if (end === -1) out.errors.push('unterminated `…`');
+      i = end === -1 ? text.length : end;
+    } else if (c === '$' && text[i + 1] === '(' && text[i + 2] !== '(') {
+      const end = closingParen(text, i + 1);
+      out.substitutions.push(text.slice(i + 2, end === -1 ? text.length : end));
+      if (end === -1) out.errors.push('unterminated $(…)');
+      i = end === -1 ? text.length : end;
+    }
+  }
+}
+
 function tokenize(text: string, out: ParsedShell): Token[] {
   const tokens: Token[] = [];
-  const pendingHeredocs: Array<{ strip: boolean; delim: string | null }> = [];
+  const pendingHeredocs: Array<{ strip: boolean; delim: string | null; quoted: boolean }> = [];
   let word = '';
   // The word's unquoted characters, quoted ones as NUL: where globs and braces can act.
   let bare = '';
@@ -83,7 +106,11 @@ function tokenize(text: string, out: ParsedShell): Token[] {
   const flush = (): void => {
     if (!inWord) return;
     const waiting = pendingHeredocs.find((h) => h.delim === null);
-    if (waiting && tokens.at(-1)?.type === 'op' && tokens.at(-1)?.value.startsWith('<<')) waiting.delim = word;
+    if (waiting && tokens.at(-1)?.type === 'op' && tokens.at(-1)?.value.startsWith('<<')) {
+      waiting.delim = word;
+      // A delimiter with any quoted character leaves the body unexpanded.
+      waiting.quoted = bare !== word;
+    }
     const pattern = patternIn(bare);
     if (pattern !== null) {
       const e: Expansion = expansion ?? {
@@ -112,6 +139,7 @@ function tokenize(text: string, out: ParsedShell): Token[] {
     } else len = 1 + (/^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(rest)?.[0].length ?? 0);
     if (len === 1) return false;
     mark('parameter expansion', unquoted);
+    nestedSubstitutions(text.slice(i, i + len), out);
     quoted(text.slice(i, i + len));
     inWord = true;
     i += len;
@@ -149,6 +177,7 @@ function tokenize(text: string, out: ParsedShell): Token[] {
         body.push(line);
       }
       out.heredocs.push(body.join('\n'));
+      if (!h.quoted) nestedSubstitutions(body.join('\n'), out);
     }
   };
   while (i < text.length) {
@@ -185,6 +214,7 @@ function tokenize(text: string, out: ParsedShell): Token[] {
         else if (text[i] === '$' && text[i + 1] === '(') {
           const end = closingParen(text, i + 1);
           mark('arithmetic expansion', false);
+          nestedSubstitutions(text.slice(i + 3, end === -1 ? text.length : end), out);
           quoted(text.slice(i, end === -1 ? text.length : end + 1));
           i = end === -1 ? text.length : end + 1;
         } else if (text[i] === '`') i = substitution(i, i + 1, '`…`', false);
@@ -194,10 +224,11 @@ function tokenize(text: string, out: ParsedShell): Token[] {
       if (i >= text.length) out.errors.push('unterminated double quote');
       i++;
     } else if (c === '$' && text.startsWith('((', i + 1)) {
-      // Arithmetic expansion runs nothing: keep it as literal text of the word.
+      // Arithmetic runs nothing itself, but a substitution inside it does.
       const end = closingParen(text, i + 1);
       if (end === -1) out.errors.push('unterminated $((');
       mark('arithmetic expansion', true);
+      nestedSubstitutions(text.slice(i + 3, end === -1 ? text.length : end), out);
       quoted(text.slice(i, end === -1 ? text.length : end + 1));
       inWord = true;
       i = end === -1 ? text.length : end + 1;
@@ -234,7 +265,7 @@ function tokenize(text: string, out: ParsedShell): Token[] {
         inWord = false;
       } else flush();
       tokens.push({ type: 'op', value: fd + op });
-      if (op === '<<' || op === '<<-') pendingHeredocs.push({ strip: op === '<<-', delim: null });
+      if (op === '<<' || op === '<<-') pendingHeredocs.push({ strip: op === '<<-', delim: null, quoted: false });
       i += op.length;
       if (op === '\n') skipHeredocBodies();
     }
