@@ -18,6 +18,12 @@ export interface EdgeLimits {
   maxHeaderBytes: number;
   /** Open connections at once; past it new ones are closed at accept. */
   maxConnections: number;
+  /**
+   * Open connections of one client address at once; past it its new ones are closed at accept,
+   * so one client cannot fill the table above and lock everyone else out. Behind a proxy every
+   * client is the proxy's address: raise it there.
+   */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
@@ -26,6 +32,7 @@ export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
   keepAliveTimeoutMs: 5_000,
   maxHeaderBytes: 16 * 1024,
   maxConnections: 8_192,
+  maxConnectionsPerAddress: 256,
 };
 
 /** Options for node:http's createServer that only exist at construction. */
@@ -58,6 +65,23 @@ const inFlight = (socket: Socket) => (socket as Socket & { _httpMessage?: Server
  */
 export function hardenServer(server: Server, limits: EdgeLimits, log: Logger): void {
   server.maxConnections = limits.maxConnections;
+  const perAddress = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    // `::ffff:a.b.c.d` is the IPv4 client a.b.c.d on a dual-stack socket: one client either way.
+    const address = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.)/i, '');
+    const open = (perAddress.get(address) ?? 0) + 1;
+    if (open > limits.maxConnectionsPerAddress) {
+      log.debug({ address, limit: limits.maxConnectionsPerAddress }, 'http: connection refused: per-address cap');
+      socket.destroy();
+      return;
+    }
+    perAddress.set(address, open);
+    socket.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
+  });
   // Node times headers from their first byte: a socket that sends nothing would stay forever. Until
   // its first request arrives it may idle only as long as headers may take; then Node's own timers
   // (request, keep-alive) apply and a streamed answer is not cut.

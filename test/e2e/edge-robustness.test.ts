@@ -206,8 +206,8 @@ describe('answers to requests node:http cannot parse', () => {
 });
 
 /** Opens a socket that sends `bytes` one byte per `everyMs`, until stopped; counts when the server closed it. */
-function trickler(bytes: string, everyMs: number) {
-  const socket = connect(port, '127.0.0.1');
+function trickler(bytes: string, everyMs: number, from = '127.0.0.1') {
+  const socket = connect({ port, host: '127.0.0.1', localAddress: from });
   let i = 0;
   let closedAt: number | null = null;
   let answer = '';
@@ -237,7 +237,8 @@ describe('many slow sockets at once', () => {
           ? head(e, srv.tokens.agent)
           : `${head(e, srv.tokens.agent, 'content-length: 900\r\n\r\n')}${'{'.repeat(900)}`;
       // Bodies start at once: only their last bytes trickle.
-      return trickler(i % 2 ? bytes : bytes.slice(0, bytes.length - 880), 1000);
+      // From three client addresses (any 127/8 one is this host): one address may hold only 256.
+      return trickler(i % 2 ? bytes : bytes.slice(0, bytes.length - 880), 1000, `127.0.0.${2 + (i % 3)}`);
     });
     try {
       await sleep(300);
