@@ -241,6 +241,8 @@ export const DESTRUCTIVE_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, string]>
   [/--no-preserve-root/, 'removes the filesystem root'],
   [/\bzpool\s+(destroy|labelclear)\b|\bzfs\s+destroy\b/, 'destroys ZFS data'],
   [/\b(qm|pct)\s+destroy\b/, 'destroys a guest'],
+  [/\b(qm|pct)\s+(rollback|delsnapshot)\b/, 'discards a guest snapshot or the state since it'],
+  [/\b(qmrestore|pct\s+restore)\b[^\n;|&]*\s--?force\b/, 'overwrites an existing guest'],
   [/\b(lv|vg|pv)remove\b/, 'removes LVM storage'],
   [/\bcryptsetup\s+(luksFormat|erase|luksErase)\b/, 'erases encrypted storage'],
   [/\bdrop\s+(database|schema|table)\b/i, 'drops a database object'],

@@ -4,6 +4,7 @@
  */
 import { ENABLEMENT, named, PACKAGE } from './command-rules.js';
 
+const FORCE = ['--force', '-force'];
 const EXT_DIFF = 'runs the external diff program the configuration names';
 
 /** How a tool with subcommands (`systemctl status`, `zpool destroy`) is judged. */
@@ -17,6 +18,8 @@ export interface SubcommandRule {
   named?: Readonly<Record<string, string>>;
   /** Global options that take a value, so the value is not mistaken for the subcommand. */
   valueFlags?: readonly string[];
+  /** Flags that make the bare tool a read (`ceph -s`); without one it reads commands from stdin. */
+  bareReadFlags?: readonly string[];
   /** Second-level rules: `docker volume rm`, `ip addr add`. */
   nested?: Readonly<Record<string, SubcommandRule>>;
   /** Flags that make a given subcommand destructive: `docker compose down -v`. */
@@ -75,12 +78,34 @@ const DOCKER_OBJECT: SubcommandRule = { read: DOCKER_READ, bareIsRead: true };
 const COMPOSE: SubcommandRule = {
   read: [...DOCKER_READ, 'config'],
   mutatingFlags: { config: { '-o': 'writes a file', '--output': 'writes a file' } },
-  valueFlags: ['-f', '--file', '-p', '--project-name', '--project-directory', '--env-file', '--profile'],
+  valueFlags: [
+    '-f',
+    '--file',
+    '-p',
+    '--project-name',
+    '--project-directory',
+    '--env-file',
+    '--profile',
+    '--ansi',
+    '--parallel',
+    '--progress',
+  ],
   destructiveFlags: { down: ['-v', '--volumes'] },
 };
 const DOCKER: SubcommandRule = {
   read: DOCKER_READ,
-  valueFlags: ['-H', '--host', '-c', '--context', '--config', '-l', '--log-level'],
+  valueFlags: [
+    '-H',
+    '--host',
+    '-c',
+    '--context',
+    '--config',
+    '-l',
+    '--log-level',
+    '--tlscacert',
+    '--tlscert',
+    '--tlskey',
+  ],
   nested: {
     container: DOCKER_OBJECT,
     image: DOCKER_OBJECT,
@@ -146,6 +171,27 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
       '--lines',
       '-o',
       '--output',
+      '-s',
+      '--signal',
+      '-P',
+      '--kill-whom',
+      '--kill-who',
+      '--kill-value',
+      '--root',
+      '--image',
+      '--image-policy',
+      '--job-mode',
+      '--what',
+      '--timestamp',
+      '--preset-mode',
+      '--boot-loader-entry',
+      '--boot-loader-menu',
+      '--reboot-argument',
+      '--when',
+      '--drop-in',
+      '--message',
+      '--legend',
+      '--check-inhibitors',
     ],
   },
   service: { read: [], bareIsRead: false, named: {} },
@@ -288,11 +334,51 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
     },
   },
   zfs: { read: ['list', 'get', 'holds', 'userspace', 'groupspace', 'version'], destructive: ['destroy', 'rollback'] },
-  qm: { read: ['list', 'status', 'config', 'pending', 'showcmd', 'listsnapshot', 'help'], destructive: ['destroy'] },
-  pct: { read: ['list', 'status', 'config', 'pending', 'listsnapshot', 'df', 'help'], destructive: ['destroy'] },
+  // A rollback or a deleted snapshot loses data for good, as `zfs rollback` does; `--force` deletes
+  // an unlinked disk's volume, and a forced restore overwrites the guest that is there.
+  qm: {
+    read: ['list', 'status', 'config', 'pending', 'showcmd', 'listsnapshot', 'help'],
+    destructive: ['destroy', 'rollback', 'delsnapshot'],
+    destructiveFlags: { unlink: FORCE },
+    nested: { disk: { read: [], destructiveFlags: { unlink: FORCE } } },
+  },
+  pct: {
+    read: ['list', 'status', 'config', 'pending', 'listsnapshot', 'df', 'help'],
+    destructive: ['destroy', 'rollback', 'delsnapshot'],
+    destructiveFlags: { restore: FORCE },
+  },
   pvesh: { read: ['get', 'ls', 'usage', 'help'], destructive: ['delete'] },
   pvecm: { read: ['status', 'nodes', 'help'], destructive: ['delnode'] },
-  pvesm: { read: ['status', 'list', 'path', 'help'], destructive: ['free'] },
+  // ceph: the status views read; pools, OSDs and filesystems removed are data lost.
+  ceph: {
+    read: ['status', 'health', 'df', 'versions', 'version', 'quorum_status', 'features', 'time-sync-status'],
+    bareReadFlags: ['-s', '--status', '-w', '--watch', '-v', '--version'],
+    valueFlags: ['-c', '--conf', '--id', '--user', '-n', '--name', '--cluster', '-k', '--keyring', '-f', '--format'],
+    mutatingGlobal: {
+      '-o': 'writes its output to a file',
+      '--out-file': 'writes its output to a file',
+      '-i': 'sends a file as input',
+      '--in-file': 'sends a file as input',
+      '--admin-daemon': 'sends a command to a daemon socket',
+    },
+    nested: {
+      osd: {
+        read: ['tree', 'df', 'stat', 'ls', 'dump', 'perf', 'utilization', 'find', 'metadata', 'versions', 'status'],
+        destructive: ['purge', 'destroy', 'lost'],
+        nested: { pool: { read: ['ls', 'stats', 'get', 'autoscale-status'], destructive: ['delete', 'rm'] } },
+      },
+      pg: { read: ['stat', 'dump', 'ls', 'dump_stuck', 'query'] },
+      mon: { read: ['stat', 'dump'] },
+      mgr: { read: ['stat', 'dump', 'services'] },
+      mds: { read: ['stat'], destructive: ['rmfailed'] },
+      fs: {
+        read: ['ls', 'status', 'dump', 'get'],
+        destructive: ['rm'],
+        nested: { volume: { read: ['ls', 'info'], destructive: ['rm'] } },
+      },
+    },
+  },
+  pvesm: { read: ['status', 'list', 'path', 'help'], destructive: ['free', 'prune-backups'] },
   'ha-manager': { read: ['status', 'config', 'help'] },
   cryptsetup: {
     read: ['status', 'luksDump', 'isLuks', 'tcryptDump', 'luksUUID'],
@@ -304,7 +390,38 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   'docker-compose': COMPOSE,
   kubectl: {
     read: ['get', 'describe', 'logs', 'top', 'version', 'explain', 'api-resources', 'api-versions', 'cluster-info'],
-    valueFlags: ['-n', '--namespace', '--context', '--kubeconfig', '-s', '--server'],
+    // kubectl's global options that take a value (pflag reads `--as x` as well as `--as=x`).
+    valueFlags: [
+      '-n',
+      '--namespace',
+      '--context',
+      '--kubeconfig',
+      '-s',
+      '--server',
+      '--as',
+      '--as-group',
+      '--as-uid',
+      '--cache-dir',
+      '--certificate-authority',
+      '--client-certificate',
+      '--client-key',
+      '--cluster',
+      '--password',
+      '--profile',
+      '--profile-output',
+      '--request-timeout',
+      '--tls-server-name',
+      '--token',
+      '--user',
+      '--username',
+      '-v',
+      '--v',
+      '--vmodule',
+      '--log-file',
+      '--log-dir',
+      '-l',
+      '--selector',
+    ],
     mutatingGlobal: { '--kubeconfig': 'reads a kubeconfig, which can name credential plugins that run' },
     mutatingFlags: { 'cluster-info': { '--output-directory': 'writes files' } },
   },
@@ -322,7 +439,7 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
       'grep',
       'shortlog',
     ],
-    valueFlags: ['-C', '-c', '--git-dir', '--work-tree', '--namespace'],
+    valueFlags: ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--attr-source'],
     mutatingFlags: {
       log: { '--output': 'writes a file', '--ext-diff': EXT_DIFF },
       show: { '--output': 'writes a file', '--ext-diff': EXT_DIFF },

@@ -24,18 +24,25 @@ function hasGlobal(args: readonly string[], flag: string): boolean {
   return hasFlag(args, flag);
 }
 
+/** True when `flag` takes the next word: listed, or a cluster ending in one (`-qH host`). */
+function takesValue(flag: string, valueFlags: readonly string[]): boolean {
+  if (valueFlags.includes(flag)) return true;
+  return /^-[A-Za-z0-9]{2,}$/.test(flag) && valueFlags.includes(`-${flag.at(-1)!}`);
+}
+
 export function judgeSubcommand(label: string, rule: SubcommandRule, args: string[], ctx: CheckContext): Verdict {
   const exps = ctx.expansions;
   const global = Object.entries(rule.mutatingGlobal ?? {}).find(([f]) => hasGlobal(args, f));
   if (global !== undefined) return mutation(`${label} ${global[0]} ${global[1]}`);
   let i = 0;
   while (i < args.length && args[i]!.startsWith('-') && !mayBeOption(exps[i]))
-    i += rule.valueFlags?.includes(args[i]!) ? 2 : 1;
+    i += takesValue(args[i]!, rule.valueFlags ?? []) ? 2 : 1;
   const sub = args[i];
   const rest = args.slice(i + 1);
   const restCtx: CheckContext = { ...ctx, expansions: exps.slice(i + 1) };
   if (sub === undefined) {
-    return rule.bareIsRead ? readOnly() : mutation(`${label} without a read-only subcommand: ${OFF_LIST}`);
+    const bareRead = rule.bareIsRead === true || (rule.bareReadFlags ?? []).some((f) => hasFlag(args, f));
+    return bareRead ? readOnly() : mutation(`${label} without a read-only subcommand: ${OFF_LIST}`);
   }
   if (isDynamic(exps[i])) return mutation(`${label}: subcommand ${sub} is expanded when it runs`);
   const here = `${label} ${sub}`;
