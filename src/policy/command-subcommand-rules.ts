@@ -3,32 +3,12 @@
  * subcommands only read, which destroy, and which flags turn a read into a write.
  */
 import { ENABLEMENT, named, PACKAGE } from './command-rules.js';
+import { STORAGE_TOOLS } from './command-storage-rules.js';
+import type { SubcommandRule } from './command-subcommand-rule.js';
 
-const FORCE = ['--force', '-force'];
 const EXT_DIFF = 'runs the external diff program the configuration names';
 
-/** How a tool with subcommands (`systemctl status`, `zpool destroy`) is judged. */
-export interface SubcommandRule {
-  /** Subcommands that only read. */
-  read: readonly string[];
-  /** True when the bare tool (no subcommand) only reads: `systemctl`, `ip addr`. */
-  bareIsRead?: boolean;
-  destructive?: readonly string[];
-  /** Mutations named for the reason text; other subcommands are "not on the read-only allow-list". */
-  named?: Readonly<Record<string, string>>;
-  /** Global options that take a value, so the value is not mistaken for the subcommand. */
-  valueFlags?: readonly string[];
-  /** Flags that make the bare tool a read (`ceph -s`); without one it reads commands from stdin. */
-  bareReadFlags?: readonly string[];
-  /** Second-level rules: `docker volume rm`, `ip addr add`. */
-  nested?: Readonly<Record<string, SubcommandRule>>;
-  /** Flags that make a given subcommand destructive: `docker compose down -v`. */
-  destructiveFlags?: Readonly<Record<string, readonly string[]>>;
-  /** Flags that make a given read-only subcommand write or run something: `git log --output`. */
-  mutatingFlags?: Readonly<Record<string, Readonly<Record<string, string>>>>;
-  /** Flags that make any use of the tool a mutation, wherever they stand: `nft -f`, `ip -batch`. */
-  mutatingGlobal?: Readonly<Record<string, string>>;
-}
+export type { SubcommandRule } from './command-subcommand-rule.js';
 
 const APT_PACKAGE = [
   'install',
@@ -324,67 +304,7 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
       ].map((o) => [o, IP_OBJECT]),
     ),
   },
-  zpool: {
-    read: ['status', 'list', 'iostat', 'get', 'history', 'events'],
-    destructive: ['destroy', 'labelclear', 'create'],
-    mutatingFlags: {
-      events: { '-c': 'clears the event log' },
-      status: { '-c': 'runs scripts' },
-      iostat: { '-c': 'runs scripts' },
-    },
-  },
-  zfs: { read: ['list', 'get', 'holds', 'userspace', 'groupspace', 'version'], destructive: ['destroy', 'rollback'] },
-  // A rollback or a deleted snapshot loses data for good, as `zfs rollback` does; `--force` deletes
-  // an unlinked disk's volume, and a forced restore overwrites the guest that is there.
-  qm: {
-    read: ['list', 'status', 'config', 'pending', 'showcmd', 'listsnapshot', 'help'],
-    destructive: ['destroy', 'rollback', 'delsnapshot'],
-    destructiveFlags: { unlink: FORCE },
-    nested: { disk: { read: [], destructiveFlags: { unlink: FORCE } } },
-  },
-  pct: {
-    read: ['list', 'status', 'config', 'pending', 'listsnapshot', 'df', 'help'],
-    destructive: ['destroy', 'rollback', 'delsnapshot'],
-    destructiveFlags: { restore: FORCE },
-  },
-  pvesh: { read: ['get', 'ls', 'usage', 'help'], destructive: ['delete'] },
-  pvecm: { read: ['status', 'nodes', 'help'], destructive: ['delnode'] },
-  // ceph: the status views read; pools, OSDs and filesystems removed are data lost.
-  ceph: {
-    read: ['status', 'health', 'df', 'versions', 'version', 'quorum_status', 'features', 'time-sync-status'],
-    bareReadFlags: ['-s', '--status', '-w', '--watch', '-v', '--version'],
-    valueFlags: ['-c', '--conf', '--id', '--user', '-n', '--name', '--cluster', '-k', '--keyring', '-f', '--format'],
-    mutatingGlobal: {
-      '-o': 'writes its output to a file',
-      '--out-file': 'writes its output to a file',
-      '-i': 'sends a file as input',
-      '--in-file': 'sends a file as input',
-      '--admin-daemon': 'sends a command to a daemon socket',
-    },
-    nested: {
-      osd: {
-        read: ['tree', 'df', 'stat', 'ls', 'dump', 'perf', 'utilization', 'find', 'metadata', 'versions', 'status'],
-        destructive: ['purge', 'destroy', 'lost'],
-        nested: { pool: { read: ['ls', 'stats', 'get', 'autoscale-status'], destructive: ['delete', 'rm'] } },
-      },
-      pg: { read: ['stat', 'dump', 'ls', 'dump_stuck', 'query'] },
-      mon: { read: ['stat', 'dump'] },
-      mgr: { read: ['stat', 'dump', 'services'] },
-      mds: { read: ['stat'], destructive: ['rmfailed'] },
-      fs: {
-        read: ['ls', 'status', 'dump', 'get'],
-        destructive: ['rm'],
-        nested: { volume: { read: ['ls', 'info'], destructive: ['rm'] } },
-      },
-    },
-  },
-  pvesm: { read: ['status', 'list', 'path', 'help'], destructive: ['free', 'prune-backups'] },
-  'ha-manager': { read: ['status', 'config', 'help'] },
-  cryptsetup: {
-    read: ['status', 'luksDump', 'isLuks', 'tcryptDump', 'luksUUID'],
-    destructive: ['luksFormat', 'erase', 'luksErase'],
-    mutatingFlags: { luksUUID: { '--uuid': 'sets the UUID' } },
-  },
+  ...STORAGE_TOOLS,
   docker: DOCKER,
   podman: DOCKER,
   'docker-compose': COMPOSE,
