@@ -46,7 +46,9 @@ export function positionals(args: readonly string[]): string[] {
 export function isCriticalPath(path: string): boolean {
   // An unexpanded `$VAR` or substitution may well be empty: `rm -rf "$DIR/"` is `rm -rf /`.
   if (path.includes('$') || path.includes('`')) return true;
-  const trimmed = path
+  // `/./`, `/etc/../` and `/bin/..` name the root too: judge the path as the kernel resolves it.
+  const resolved = path.startsWith('/') ? posix.normalize(path) : path;
+  const trimmed = resolved
     .replace(/\/+/g, '/')
     .replace(/(\/\*|\/\.)+$/, '')
     .replace(/\/$/, '');

@@ -246,6 +246,29 @@ export const DESTRUCTIVE_TEXT_PATTERNS: ReadonlyArray<readonly [RegExp, string]>
   [/\b(lv|vg|pv)remove\b/, 'removes LVM storage'],
   [/\bcryptsetup\s+(luksFormat|erase|luksErase)\b/, 'erases encrypted storage'],
   [/\bdrop\s+(database|schema|table)\b/i, 'drops a database object'],
+  [/\bflush(all|db)\b|\bdropDatabase\b/i, 'erases a database'],
+  [
+    /\b(cp|mv|install|pv|ddrescue|dcfldd|dc3dd)\s[^\n;|&]*\s\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|md|dm-|mapper\/|disk\/|zd|rbd)[^\s;|&]*\s*(?=$|[\n;|&])/,
+    'overwrites a block device',
+  ],
+  [/\bmdadm\b[^\n;|&]*(--zero-superblock|--create|\s-C\b)/, 'rewrites RAID member devices'],
+  [/\blvreduce\b|\blvresize\b[^\n;|&]*\s-L\s*-/, 'shrinks a logical volume (its end is lost)'],
+  [/\bnvme\s+(format|sanitize)\b|\bhdparm\b[^\n;|&]*--(security-erase|trim-sector-ranges)/, 'erases a drive'],
+  [/\b(wipe|scrub)\s+\/dev\//, 'wipes a device'],
+  [/\bbadblocks\b[^\n;|&]*\s-\w*w/, 'overwrites a device with test patterns'],
+  [/\b(terraform|tofu|pulumi)\b[^\n;|&]*\s(destroy|-destroy)\b/, 'destroys the infrastructure it manages'],
+  [
+    /\bvirsh\s+(undefine\b[^\n;|&]*--remove-all-storage|vol-delete|vol-wipe|pool-delete)\b|\blxc-destroy\b|\b(lxc|incus)\s+delete\b/,
+    'destroys a guest or its storage',
+  ],
+  [
+    /\bkubectl\b[^\n;|&]*\sdelete\b[^\n;|&]*\s(ns|namespaces?|pvc|pv|persistentvolumes?|persistentvolumeclaims?)(?=[\s/]|$)/,
+    'deletes Kubernetes storage or a namespace',
+  ],
+  [
+    /\brsync\b[^\n;|&]*\s--delete\S*[^\n;|&]*\s(\/|~|\/(etc|usr|var|home|root|boot|bin|sbin|lib|srv|opt)\/?)\s*(?=$|[\n;|&])/,
+    'deletes what is not in the source from a system directory',
+  ],
   [
     /\bceph\b[^\n;|&]*\b(osd\s+pool\s+(delete|rm)|osd\s+(purge|destroy|lost)|fs\s+(rm|volume\s+rm)|mds\s+rmfailed)\b/,
     'removes Ceph storage',

@@ -65,7 +65,8 @@ export const STORAGE_TOOLS: Readonly<Record<string, SubcommandRule>> = {
   'ha-manager': { read: ['status', 'config', 'help'] },
   cryptsetup: {
     read: ['status', 'luksDump', 'isLuks', 'tcryptDump', 'luksUUID'],
-    destructive: ['luksFormat', 'erase', 'luksErase'],
+    // Removing a key slot can lock the data away for good (the last one erases access).
+    destructive: ['luksFormat', 'erase', 'luksErase', 'luksKillSlot', 'luksRemoveKey'],
     mutatingFlags: { luksUUID: { '--uuid': 'sets the UUID' } },
   },
 };

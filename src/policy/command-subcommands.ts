@@ -62,7 +62,7 @@ export function judgeSubcommand(label: string, rule: SubcommandRule, args: strin
   }
   const named = rule.named?.[sub];
   // What is off the list may still run a destructive command (`pct exec 100 -- rm -rf /`).
-  const inner = scanDestructiveText(rest.join(' '));
+  const inner = scanDestructiveText(`${here} ${rest.join(' ')}`);
   if (inner !== null) return { ...inner, reason: `${here} runs: ${inner.reason}` };
   return mutation(named !== undefined ? `${named} (${here})` : `${here}: ${OFF_LIST}`);
 }

@@ -273,6 +273,31 @@ const walkarounds: Row[] = [
   ["ssh pve1 'qm rollback 100 snap1'", 'destructive', /snapshot/],
   ['qm unlink 100 --idlist scsi0', 'config_mutation'],
   ['pct restore 101 x.tar', 'config_mutation'],
+  // The root spelt through `.` and `..`, and erasing storage with tools other than mkfs.
+  ['rm -rf /./', 'destructive', /rm recursively/],
+  ['rm -rf /etc/../', 'destructive', /rm recursively/],
+  ['rm -rf /bin/..', 'destructive', /rm recursively/],
+  ['chmod -R 000 /usr/lib/..', 'destructive'],
+  ['cp /dev/zero /dev/sda', 'destructive', /block device/],
+  ['pv image.raw > /dev/nvme0n1', 'destructive', /block device/],
+  ['mdadm --zero-superblock /dev/sdb', 'destructive', /RAID/],
+  ['lvreduce -L 1G vg/data', 'destructive', /shrinks/],
+  ['lvresize -L -10G vg/data', 'destructive', /shrinks/],
+  ['nvme format /dev/nvme0n1', 'destructive', /erases a drive/],
+  ['hdparm --security-erase p /dev/sda', 'destructive', /erases a drive/],
+  ['badblocks -wsv /dev/sdb', 'destructive', /test patterns/],
+  ['cryptsetup luksKillSlot /dev/sda2 0', 'destructive', /luksKillSlot/],
+  ['redis-cli FLUSHALL', 'destructive', /database/],
+  ['terraform destroy -auto-approve', 'destructive', /infrastructure/],
+  ['terraform apply -destroy', 'destructive', /infrastructure/],
+  ['virsh undefine web --remove-all-storage', 'destructive', /guest/],
+  ['lxc-destroy -n web', 'destructive', /guest/],
+  ['kubectl delete pvc data-0', 'destructive', /Kubernetes storage/],
+  ['kubectl delete namespace prod', 'destructive', /namespace/],
+  ['rsync -a --delete /empty/ /', 'destructive', /system directory/],
+  ['kubectl delete pod web -n ns-prod', 'config_mutation'],
+  ['cp /dev/sda /tmp/disk.img', 'config_mutation'],
+  ['rsync -a --delete src/ /srv/backup/', 'config_mutation'],
 ];
 
 // Read-only controls: these must stay read-only under the stricter rules.
@@ -432,6 +457,12 @@ const controls: string[] = [
   'ceph osd df tree',
   'ceph osd pool ls detail',
   'ceph --cluster ceph -s',
+  'cryptsetup luksDump /dev/sda2',
+  'smartctl -a /dev/sda',
+  'dd if=/dev/sda bs=512 count=1 of=/dev/null',
+  'upt\\ime',
+  'uptime | tee',
+  'echo $(</etc/hostname)',
 ];
 
 describe('finding 5: read-only walk-arounds are classified by their real effect', () => {
