@@ -86,10 +86,8 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
       '-n',
       '-P',
       '-L',
-      '-l',
       '-d',
       '-E',
-      '-e',
       '-s',
       '-a',
       '--arg-file',
@@ -119,12 +117,32 @@ function unknownIn(words: readonly Word[]): Expansion | null {
   return words.find((w) => w.expansion !== null && !w.expansion.known)?.expansion ?? null;
 }
 
+/**
+ * A short-option cluster as getopt reads it: the first letter that takes a value ends it, with
+ * the rest of the word as that value or, when nothing is left, the next word (`-Hu root`,
+ * `-iS'cmd'`, `-n1`). Null when no letter of the cluster takes a value.
+ */
+function clusterValue(word: string, valueShorts: string): { flag: string; value: string | null } | null {
+  if (!/^-[^-]/.test(word)) return null;
+  for (let j = 1; j < word.length; j++) {
+    if (valueShorts.includes(word[j]!)) return { flag: `-${word[j]!}`, value: word.slice(j + 1) || null };
+  }
+  return null;
+}
+
+const shortsOf = (flags: readonly string[] = []): string =>
+  flags
+    .filter((f) => /^-[^-]$/.test(f))
+    .map((f) => f[1])
+    .join('');
+
 function skipOptions(args: Word[], wrapper: Wrapper, name: string, notes: Verdict[]): Word[] {
   let i = 0;
   while (i < args.length && args[i]!.text.startsWith('-')) {
     const flag = args[i]!.text;
     if (flag === '--') return args.slice(i + 1);
-    const takes = wrapper.valueFlags?.includes(flag) ?? false;
+    const cluster = clusterValue(flag, shortsOf(wrapper.valueFlags));
+    const takes = (wrapper.valueFlags?.includes(flag) ?? false) || (cluster !== null && cluster.value === null);
     const attached = wrapper.writeFlags?.find((f) => flag.startsWith(f.startsWith('--') ? `${f}=` : f) && flag !== f);
     const value = takes ? args[i + 1] : undefined;
     if (value !== undefined && wrapper.writeFlags?.includes(flag)) {
@@ -163,14 +181,21 @@ function unwrapEnv(args: Word[], notes: Verdict[]): Unwrapped | Word[] {
       i++;
       break;
     }
-    const split = a === '-S' || a === '--split-string' ? args[i + 1] : undefined;
-    const inline = /^-S./.test(a) ? a.slice(2) : a.startsWith('--split-string=') ? a.slice(15) : undefined;
+    const cluster = clusterValue(a, 'SuCa');
+    const splitFlag = a === '--split-string' || (cluster?.flag === '-S' && cluster.value === null);
+    const split = splitFlag ? args[i + 1] : undefined;
+    const inline =
+      cluster?.flag === '-S' && cluster.value !== null
+        ? cluster.value
+        : a.startsWith('--split-string=')
+          ? a.slice(15)
+          : undefined;
     if (split !== undefined || inline !== undefined) {
       const rest = args.slice(i + (split !== undefined ? 2 : 1));
       const text = `env ${split?.text ?? inline} ${rest.map((w) => shellQuote(w.text)).join(' ')}`;
       return { kind: 'inner', text, expansion: unknownIn([...(split ? [split] : []), ...rest]), notes };
     }
-    i += ENV_VALUE_FLAGS.includes(a) ? 2 : 1;
+    i += ENV_VALUE_FLAGS.includes(a) || (cluster !== null && cluster.value === null) ? 2 : 1;
   }
   let rest = args.slice(i);
   while (rest[0] !== undefined) {

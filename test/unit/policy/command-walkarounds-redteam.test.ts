@@ -105,6 +105,16 @@ const walkarounds: Row[] = [
   ['kubectl delete pod web -n ns-prod', 'config_mutation'],
   ['cp /dev/sda /tmp/disk.img', 'config_mutation'],
   ['rsync -a --delete src/ /srv/backup/', 'config_mutation'],
+  // Wrapper options read as getopt reads a cluster: a value letter takes the rest or the next word.
+  ["env -iS'mkfs /dev/sda'", 'destructive', /mkfs/],
+  ["env -iS 'rm -rf /'", 'destructive'],
+  ['env -iu HOME mkfs.ext4 /dev/sdb', 'destructive', /mkfs/],
+  ['xargs -l mkfs', 'destructive', /mkfs/],
+  ['xargs -e rm', 'config_mutation', /rm/],
+  ['xargs -l1 rm', 'config_mutation', /rm/],
+  ['sudo -Hu root rm /tmp/x', 'config_mutation', /rm changes files/],
+  ['sudo -nu root mkfs /dev/sda', 'destructive', /mkfs/],
+  ['timeout -s9 5 rm /tmp/x', 'config_mutation', /rm changes files/],
 ];
 
 // Read-only controls near the new rules: they must stay read-only.
@@ -164,6 +174,9 @@ const controls: string[] = [
   'upt\\ime',
   'uptime | tee',
   'echo $(</etc/hostname)',
+  'env -i uptime',
+  'xargs -n1 echo',
+  'sudo -Hu root uptime',
 ];
 
 describe('finding 5, red-team round: hostile spellings are classified by their real effect', () => {
