@@ -49,6 +49,17 @@ const IPTABLES: CommandFlags = {
   long: ['--list', '--list-rules', '--numeric', '--verbose', '--line-numbers', '--exact', '--table'],
 };
 
+// iptables-save and ip6tables-save read the same options.
+const IPTABLES_SAVE: CommandFlags = {
+  shortValue: 'tfM',
+  longValue: ['--table', '--file', '--modprobe'],
+  writes: ['-f', '--file'],
+  mutating: {
+    '-M': 'names a program it runs to load kernel modules',
+    '--modprobe': 'names a program it runs to load kernel modules',
+  },
+};
+
 const LESS: CommandFlags = {
   shortValue: 'bhjkoOpPtTxyz#D',
   longValue: ['--log-file', '--LOG-FILE', '--lesskey-file', '--lesskey-src', '--lesskey-content', '--tag'],
@@ -337,22 +348,6 @@ export const COMMAND_FLAGS: Readonly<Record<string, CommandFlags>> = {
     longValue: ['--dev-mem', '--string', '--type', '--from-dump', '--dump-bin', '--handle'],
     writes: ['--dump-bin'],
   },
-  'iptables-save': {
-    shortValue: 'tfM',
-    longValue: ['--table', '--file', '--modprobe'],
-    writes: ['-f', '--file'],
-    mutating: {
-      '-M': 'names a program it runs to load kernel modules',
-      '--modprobe': 'names a program it runs to load kernel modules',
-    },
-  },
-  'ip6tables-save': {
-    shortValue: 'tfM',
-    longValue: ['--table', '--file', '--modprobe'],
-    writes: ['-f', '--file'],
-    mutating: {
-      '-M': 'names a program it runs to load kernel modules',
-      '--modprobe': 'names a program it runs to load kernel modules',
-    },
-  },
+  'iptables-save': IPTABLES_SAVE,
+  'ip6tables-save': IPTABLES_SAVE,
 };

@@ -1,10 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { classifyCommand } from '../../../src/policy/command-classifier.js';
-import type { RiskClass } from '../../../src/policy/risk.js';
+import { type CommandRow, describeCommandTable } from '../../support/command-table.js';
 
 // Issue 30, finding 5, second round: walk-arounds found by red-teaming the hardened classifier.
 // Each row: a command, the class it must get, and a pattern its reasons must match.
-type Row = [string, RiskClass, RegExp?];
+type Row = CommandRow;
 
 const walkarounds: Row[] = [
   // Red-team round: substitutions the shell runs inside text it does not split into words.
@@ -179,15 +177,8 @@ const controls: string[] = [
   'sudo -Hu root uptime',
 ];
 
-describe('finding 5, red-team round: hostile spellings are classified by their real effect', () => {
-  it.each(walkarounds)('%j → %s', (command, expected, why) => {
-    const result = classifyCommand(command);
-    expect(result.riskClass, JSON.stringify(result.parts)).toBe(expected);
-    if (why !== undefined) expect(result.parts.map((p) => p.reason).join('; ')).toMatch(why);
-  });
-
-  it.each(controls)('%j stays read_only', (command) => {
-    const result = classifyCommand(command);
-    expect(result.riskClass, JSON.stringify(result.parts)).toBe('read_only');
-  });
-});
+describeCommandTable(
+  'finding 5, red-team round: hostile spellings are classified by their real effect',
+  walkarounds,
+  controls,
+);

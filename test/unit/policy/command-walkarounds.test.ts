@@ -1,9 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { classifyCommand } from '../../../src/policy/command-classifier.js';
-import type { RiskClass } from '../../../src/policy/risk.js';
+import { type CommandRow, describeCommandTable } from '../../support/command-table.js';
 
 // Each row: a command, the class it must get, and a pattern its reasons must match (why it is so).
-type Row = [string, RiskClass, RegExp?];
+type Row = CommandRow;
 
 // Issue 30, finding 5: commands that were read-only by the old rules although they write or run code.
 const walkarounds: Row[] = [
@@ -312,15 +310,4 @@ const controls: string[] = [
   'sudo systemctl status sshd',
 ];
 
-describe('finding 5: read-only walk-arounds are classified by their real effect', () => {
-  it.each(walkarounds)('%j → %s', (command, expected, why) => {
-    const result = classifyCommand(command);
-    expect(result.riskClass, JSON.stringify(result.parts)).toBe(expected);
-    if (why !== undefined) expect(result.parts.map((p) => p.reason).join('; ')).toMatch(why);
-  });
-
-  it.each(controls)('%j stays read_only', (command) => {
-    const result = classifyCommand(command);
-    expect(result.riskClass, JSON.stringify(result.parts)).toBe('read_only');
-  });
-});
+describeCommandTable('finding 5: read-only walk-arounds are classified by their real effect', walkarounds, controls);
