@@ -10,6 +10,20 @@ const EXT_DIFF = 'runs the external diff program the configuration names';
 
 export type { SubcommandRule } from './command-subcommand-rule.js';
 
+// yum and dnf read and change packages with the same verbs.
+const RPM_READ = ['list', 'info', 'search', 'provides', 'repolist', 'check-update', 'deplist', 'repoquery'];
+const RPM_PACKAGE = [
+  'install',
+  'remove',
+  'erase',
+  'update',
+  'upgrade',
+  'downgrade',
+  'reinstall',
+  'groupinstall',
+  'autoremove',
+  'distro-sync',
+];
 const APT_PACKAGE = [
   'install',
   'reinstall',
@@ -191,38 +205,8 @@ export const SUBCOMMAND_TOOLS: Readonly<Record<string, SubcommandRule>> = {
     read: ['search', 'show', 'why', 'why-not', 'versions'],
     named: named(PACKAGE, [...APT_PACKAGE, 'safe-upgrade', 'hold', 'unhold']),
   },
-  yum: {
-    read: ['list', 'info', 'search', 'provides', 'repolist', 'check-update', 'deplist', 'repoquery'],
-    named: named(PACKAGE, [
-      'install',
-      'remove',
-      'erase',
-      'update',
-      'upgrade',
-      'downgrade',
-      'reinstall',
-      'groupinstall',
-      'autoremove',
-      'distro-sync',
-      'localinstall',
-    ]),
-  },
-  dnf: {
-    read: ['list', 'info', 'search', 'provides', 'repolist', 'check-update', 'deplist', 'repoquery'],
-    named: named(PACKAGE, [
-      'install',
-      'remove',
-      'erase',
-      'update',
-      'upgrade',
-      'downgrade',
-      'reinstall',
-      'groupinstall',
-      'autoremove',
-      'distro-sync',
-      'swap',
-    ]),
-  },
+  yum: { read: RPM_READ, named: named(PACKAGE, [...RPM_PACKAGE, 'localinstall']) },
+  dnf: { read: RPM_READ, named: named(PACKAGE, [...RPM_PACKAGE, 'swap']) },
   zypper: {
     read: ['search', 'se', 'info', 'if', 'list-updates', 'lu', 'repos', 'lr', 'packages', 'pa', 'patches'],
     named: named(PACKAGE, ['install', 'in', 'remove', 'rm', 'update', 'up', 'dist-upgrade', 'dup', 'patch']),

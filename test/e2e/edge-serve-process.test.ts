@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addToken } from '../../src/services/token-store.js';
-import { builtCli } from '../support/cli.js';
+import { builtCli, cliEnv } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';
 
 /**
@@ -36,19 +36,14 @@ beforeAll(async () => {
   agent = addToken(join(dir, 'tokens.json'), `${scope}-agent`, 'agent');
   ingester = addToken(join(dir, 'tokens.json'), `${scope}-ingester`, 'ingester');
   port = await freePort();
-  const neo = inject('neo4j');
   child = spawn(process.execPath, [cli, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NEO4J_URI: neo.uri,
-      ...(neo.user ? { NEO4J_USER: neo.user } : {}),
-      ...(neo.password ? { NEO4J_PASSWORD: neo.password } : {}),
+    env: cliEnv({
       AITIA_HOST: '127.0.0.1',
       AITIA_PORT: String(port),
       AITIA_DATA_DIR: dir,
       AITIA_TOKENS_FILE: join(dir, 'tokens.json'),
       AITIA_LOG_LEVEL: 'info',
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, type CallToolResult, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCondition } from '../../src/graph/conditions.js';
 import { upsertEdges } from '../../src/graph/edges.js';
 import { upsertEvents } from '../../src/graph/events.js';
@@ -12,7 +12,7 @@ import { upsertResources } from '../../src/graph/resources.js';
 import { MAX_ANSWER_BYTES, toolsFor } from '../../src/mcp/server.js';
 import { correlateChanges } from '../../src/pipeline/correlate.js';
 import type { Role } from '../../src/model/index.js';
-import { builtCli } from '../support/cli.js';
+import { builtCli, cliEnv } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';
 import { taskEvent, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -79,18 +79,13 @@ afterAll(async () => {
 });
 
 /** The environment of a spawned `aitia mcp`: only what it needs (unknown AITIA_* names are refused). */
-function cliEnv(token: string | null): Record<string, string> {
-  const neo = inject('neo4j');
-  return {
-    PATH: process.env.PATH ?? '',
-    NEO4J_URI: neo.uri,
-    ...(neo.user ? { NEO4J_USER: neo.user } : {}),
-    ...(neo.password ? { NEO4J_PASSWORD: neo.password } : {}),
+function mcpEnv(token: string | null): Record<string, string> {
+  return cliEnv({
     AITIA_DATA_DIR: dataDir,
     AITIA_TOKENS_FILE: srv.tokensFile,
     AITIA_LOG_LEVEL: 'warn',
     ...(token ? { AITIA_TOKEN: token } : {}),
-  };
+  });
 }
 
 interface Surface {
@@ -131,7 +126,7 @@ const SURFACES: Surface[] = [
         new StdioClientTransport({
           command: process.execPath,
           args: [cli, 'mcp'],
-          env: cliEnv(srv.tokens[role]),
+          env: mcpEnv(srv.tokens[role]),
           stderr: 'inherit',
         }),
       ),
@@ -469,7 +464,7 @@ describe('aitia mcp (stdio)', () => {
   /** Runs `aitia mcp` with stdin closed at once: its exit code and what it wrote. */
   function run(token: string | null): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [cli, 'mcp'], { env: cliEnv(token), stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'mcp'], { env: mcpEnv(token), stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fencedDriver, readLeases } from '../../src/graph/leases.js';
 import { isLeaseLost, pollLeaseName } from '../../src/model/lease.js';
 import { observe } from '../../src/pipeline/observe.js';
 import { proxmoxSource } from '../../src/pipeline/sources.js';
 import { addToken } from '../../src/services/token-store.js';
-import { builtCli } from '../support/cli.js';
+import { builtCli, cliEnv } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';
 import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
 import { type ProxmoxStandin, startProxmoxStandin } from '../support/proxmox-standin.js';
@@ -79,15 +79,10 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
 }
 
 async function startReplica(name: string): Promise<Replica> {
-  const neo = inject('neo4j');
   const port = await freePort();
   const id = `${scope}-${name}`;
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      NEO4J_URI: neo.uri,
-      ...(neo.user ? { NEO4J_USER: neo.user } : {}),
-      ...(neo.password ? { NEO4J_PASSWORD: neo.password } : {}),
+    env: cliEnv({
       AITIA_HOST: '127.0.0.1',
       AITIA_PORT: String(port),
       AITIA_DATA_DIR: dir,
@@ -96,7 +91,7 @@ async function startReplica(name: string): Promise<Replica> {
       AITIA_REPLICA_ID: id,
       AITIA_LEASE_SECONDS: String(LEASE_SECONDS),
       AITIA_LOG_LEVEL: 'info',
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

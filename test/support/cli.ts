@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { transpileOnce } from '../../scripts/transpile.mjs';
 import { findPackageRoot } from '../../src/package-root.js';
 
@@ -21,4 +22,19 @@ export async function builtCli(): Promise<string> {
   );
   const out = await transpileOnce({ root, files, cacheDir: join(root, 'dist', 'test-cli') });
   return join(out, 'src', 'main.js');
+}
+
+/**
+ * The environment of a spawned `aitia`: PATH and the tests' Neo4j, plus `extra`, and nothing else
+ * (unknown AITIA_* names are refused at start).
+ */
+export function cliEnv(extra: Record<string, string>): Record<string, string> {
+  const neo = inject('neo4j');
+  return {
+    PATH: process.env.PATH ?? '',
+    NEO4J_URI: neo.uri,
+    ...(neo.user ? { NEO4J_USER: neo.user } : {}),
+    ...(neo.password ? { NEO4J_PASSWORD: neo.password } : {}),
+    ...extra,
+  };
 }
