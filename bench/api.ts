@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countingDriver } from '../src/graph/driver.js';
+import { countingDriver } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';

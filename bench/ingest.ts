@@ -14,13 +14,13 @@
  * NEO4J_URI to use an existing Neo4j instead of a throwaway embedded one.
  */
 import type { Driver } from 'neo4j-driver';
-import { DEFAULT_DRIVER_BOUNDS } from '../src/graph/driver.js';
+import { DEFAULT_DRIVER_BOUNDS } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
-import { LOAD_ORDER } from '../src/graph/inventory-write.js';
+import { LOAD_ORDER } from '../src/graph/inventory/write.js';
 import { upsertResources } from '../src/graph/resources.js';
 import { loadInventory } from '../src/ingest/inventory-load.js';
 import { createReport, type IngestReport } from '../src/ingest/report.js';
-import { isoNow } from '../src/graph/statements.js';
+import { isoNow } from '../src/graph/db/statements.js';
 import { createReferenceConstraints, loadReference, wipeReference } from './ingest-reference.js';
 import { type Shape, syntheticShape } from './ingest-shape.js';
 import { benchNeo4j, fmt } from './support.js';

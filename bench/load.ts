@@ -21,7 +21,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countingDriver } from '../src/graph/driver.js';
+import { countingDriver } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources.js';
 import { createLogger } from '../src/log.js';
@@ -201,7 +201,7 @@ try {
   const MIXED = [...READS, 'classifyAction', 'createRelationship'];
   // Warm-up: plans cached, connections pooled; one agent, so each operation's Neo4j statements
   // are counted exactly (round trips per request). Then all agents once, for the plans of the
-  // statements concurrent requests share (src/graph/coalesced-read.ts). Not measured.
+  // statements concurrent requests share (src/graph/db/coalesced-read.ts). Not measured.
   const statements = new Map<string, number>();
   for (const op of names) {
     counting.reset();

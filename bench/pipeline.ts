@@ -8,7 +8,7 @@
  *
  * Options (environment): NEO4J_URI to use an existing Neo4j instead of a throwaway embedded one.
  */
-import { countingDriver } from '../src/graph/driver.js';
+import { countingDriver } from '../src/graph/db/driver.js';
 import { createProxmoxClient } from '../src/ingest/proxmox/client.js';
 import { startProxmoxStandin } from '../src/demo/proxmox-standin.js';
 import { correlateChanges, type ObservedChange } from '../src/pipeline/correlate.js';

@@ -8,10 +8,10 @@
  * Run: `npm run bench:plans` (a throwaway embedded Neo4j only: it drops indexes).
  */
 import type { Driver } from 'neo4j-driver';
-import { MIGRATIONS } from '../src/graph/migrations.js';
+import { MIGRATIONS } from '../src/graph/db/migrations.js';
 import { loadInventory } from '../src/ingest/inventory-load.js';
 import { createReport } from '../src/ingest/report.js';
-import { isoNow } from '../src/graph/statements.js';
+import { isoNow } from '../src/graph/db/statements.js';
 import { syntheticShape } from './ingest-shape.js';
 import { benchNeo4j, fmt, timeEach } from './support.js';
 import { READS } from './read-plans-queries.js';

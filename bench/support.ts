@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Driver } from 'neo4j-driver';
-import { createDriver, DEFAULT_DRIVER_BOUNDS, type DriverBounds } from '../src/graph/driver.js';
-import { migrate } from '../src/graph/migrations.js';
+import { createDriver, DEFAULT_DRIVER_BOUNDS, type DriverBounds } from '../src/graph/db/driver.js';
+import { migrate } from '../src/graph/db/migrations.js';
 import { startEmbeddedNeo4j } from '../src/graph/embedded/launcher.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { openGraph, type GraphHandle } from '../graph/driver.js';
+import { openGraph, type GraphHandle } from '../graph/db/driver.js';
 import type { Logger } from '../log.js';
 
 /** What every CLI command gets: parsed config, a logger, and a way to open the graph. */

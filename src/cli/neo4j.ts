@@ -1,4 +1,4 @@
-import { embeddedFiles } from '../graph/driver.js';
+import { embeddedFiles } from '../graph/db/driver.js';
 import { resolveClasspath } from '../graph/embedded/classpath.js';
 import { startSupervisedNeo4j } from '../graph/embedded/supervisor.js';
 import type { CliCommand } from './context.js';

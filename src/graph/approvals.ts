@@ -9,7 +9,7 @@ import type {
 import { AitiaError } from '../model/errors.js';
 import { type AuditInput, writeAuditTx, writeWithAudit } from './audit.js';
 import { readAutonomy } from './autonomy.js';
-import { newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { newestFirst, toPlain, type KeysetPage } from './db/statements.js';
 
 /*
  * Approvals, grants and the kill switch in the graph: `(:Approval)` per request or plan step (its

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import type { Role, Surface } from '../model/index.js';
-import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { isoNow, newestFirst, toPlain, type KeysetPage } from './db/statements.js';
 
 /** One mutation as it was asked and answered. */
 export interface AuditEntry {

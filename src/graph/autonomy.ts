@@ -1,8 +1,8 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import type { ActionAuthorizedRecord, AutonomyState } from '../model/index.js';
 import { type AuditInput, writeWithAudit } from './audit.js';
-import { coalescedRead } from './coalesced-read.js';
-import { toPlain } from './statements.js';
+import { coalescedRead } from './db/coalesced-read.js';
+import { toPlain } from './db/statements.js';
 
 /*
  * The kill switch and the breaker, one `(:AutonomySwitch {id: 'global'})`, and the authorization

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { type AuditInput, writeWithAudit } from './audit.js';
 import { appendFeedTx } from './feed.js';
 import type { Driver } from 'neo4j-driver';
-import { inBatches, int, toPlain } from './statements.js';
+import { inBatches, int, toPlain } from './db/statements.js';
 
 /**
  * The Check repository: `(:Check {id, resourceId, kind, spec (JSON), intervalSeconds, critical,

@@ -10,7 +10,7 @@ import {
   notFound,
 } from '../model/index.js';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
-import { isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { isoNow, newestFirst, toPlain, type KeysetPage } from './db/statements.js';
 import { DateTime } from 'luxon';
 import { appendFeedTx } from './feed.js';
 

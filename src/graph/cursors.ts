@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { toPlain } from './statements.js';
+import { toPlain } from './db/statements.js';
 
 /**
  * Where an incremental ingest left off: `(:IngestCursor {id, position, updatedAt, …})`. The id

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { type AuditInput, writeAuditTx } from './audit.js';
-import { toPlain } from './statements.js';
+import { toPlain } from './db/statements.js';
 
 /** A gate decision as recorded for replay: canonical inputs, the facts read, the policy digest and the answer (secrets redacted). */
 export interface StoredDecision {

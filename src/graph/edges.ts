@@ -14,7 +14,7 @@ import {
   RelationshipTypeSchema,
 } from '../model/index.js';
 import { type AuditInput, writeWithAudit } from './audit.js';
-import { inBatches, isoNow, toPlain } from './statements.js';
+import { inBatches, isoNow, toPlain } from './db/statements.js';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 
 /** Cypher projection for `(a)-[e]->(b)`, used by every edge read. */

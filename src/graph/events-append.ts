@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { badInput, EVENT_CONTENT_FIELDS, type EventRecord } from '../model/index.js';
 import { eventRow, type UpsertEventsOptions, type UpsertEventsResult, validateEventRecords } from './events.js';
-import { inBatches, int, isoNow } from './statements.js';
+import { inBatches, int, isoNow } from './db/statements.js';
 
 /**
  * Append-only events (vCenter's event log is history): beside upsertEvents, which updates a

@@ -10,7 +10,7 @@ import {
   StatusClassSchema,
   type StoredEventRecord,
 } from '../model/index.js';
-import { inBatches, int, isoNow, toPlain } from './statements.js';
+import { inBatches, int, isoNow, toPlain } from './db/statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 

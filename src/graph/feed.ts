@@ -1,6 +1,6 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import type { FeedEntry, FeedTopic } from '../model/index.js';
-import { int, toPlain } from './statements.js';
+import { int, toPlain } from './db/statements.js';
 
 /**
  * The feed repository: `(:FeedEntry {seq, topic, resourceId, change, at, payload (JSON)})`.

@@ -1,7 +1,7 @@
 import type { ConditionRecord, TransitionRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { conditionFromProperties } from './conditions.js';
-import { int } from './statements.js';
+import { int } from './db/statements.js';
 import { transitionFromProperties } from './transitions.js';
 
 /**

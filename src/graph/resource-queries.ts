@@ -17,7 +17,7 @@ import {
 } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { resourceFromProperties } from './resources.js';
-import { int, toPlain, MAX_PAGE_SIZE } from './statements.js';
+import { int, toPlain, MAX_PAGE_SIZE } from './db/statements.js';
 import { depthQuantifier, impactHops } from './traversal.js';
 
 export interface ResourceFilter {

@@ -26,8 +26,8 @@ import {
 import { type AuditInput, writeWithAudit } from './audit.js';
 import { resolveConditionsTx } from './conditions.js';
 import { mergeEdgeTx } from './edges.js';
-import { coalescedRead } from './coalesced-read.js';
-import { inBatches, int, isoNow, readQuery, toPlain } from './statements.js';
+import { coalescedRead } from './db/coalesced-read.js';
+import { inBatches, int, isoNow, readQuery, toPlain } from './db/statements.js';
 import type { Driver } from 'neo4j-driver';
 
 /** The Cypher projection every read uses, so records come back in one shape. */

@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { toPlain } from './statements.js';
+import { toPlain } from './db/statements.js';
 
 /**
  * What each configured source reported, kept in the graph as `(:IngestSource {name})` so any

@@ -18,8 +18,8 @@ import { candidateEventBranches, byStart, eventFromProperties } from './events.j
 import { writeAuditTx, type AuditInput } from './audit.js';
 import { appendFeedTx } from './feed.js';
 import { oneRefId, refIdsCypher, type ResourceRef } from './resources.js';
-import { coalescedRead } from './coalesced-read.js';
-import { int, isoNow, newestFirst, toPlain, type KeysetPage } from './statements.js';
+import { coalescedRead } from './db/coalesced-read.js';
+import { int, isoNow, newestFirst, toPlain, type KeysetPage } from './db/statements.js';
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 

@@ -1,8 +1,8 @@
 import { badInput, type Kind, providerOfId, type RelationshipType, type ResourceRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { identityResource, resourceFromProperties } from './resources.js';
-import { coalescedRead } from './coalesced-read.js';
-import { toPlain } from './statements.js';
+import { coalescedRead } from './db/coalesced-read.js';
+import { toPlain } from './db/statements.js';
 
 /** Edge types along which failure propagates: what runs on, is stored on, depends on or belongs to X. */
 export const IMPACT_TYPES = [

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { kindsOf, refuseEdge, upsertEdges } from '../graph/edges.js';
-import { LOAD_ORDER, type PassRow } from '../graph/inventory-write.js';
+import { LOAD_ORDER, type PassRow } from '../graph/inventory/write.js';
 import {
   clearAttributes,
   markUnseenResourcesMissing,
@@ -17,7 +17,7 @@ import {
   RELATIONSHIP_TYPES,
   type ResourceInput,
 } from '../model/index.js';
-import { lockOrderOf, type PassWrite, writeKind } from './inventory-batches.js';
+import { lockOrderOf, type PassWrite, writeKind } from '../graph/inventory/batches.js';
 import type { IngestReport } from './report.js';
 
 /** A validated resource row and the attribute keys its source owns but no longer reports. */

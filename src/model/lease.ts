@@ -2,7 +2,7 @@
  * Leases: one replica at a time runs each leader-only loop (a source's poller, the health
  * scheduler). A lease is `(:Lease {name, holder, token, expiresAt})` in Neo4j; `token` goes up on
  * every acquisition and every write of the loop carries it (the fence), so a replica that lost its
- * lease — paused, partitioned, slow — cannot write. The rules here are pure; src/graph/leases.ts
+ * lease — paused, partitioned, slow — cannot write. The rules here are pure; src/graph/db/leases.ts
  * applies them inside one locked transaction, with Neo4j's clock as the only clock.
  */
 

@@ -2,7 +2,7 @@ import type { AutonomyMode, AutonomyState } from '../model/index.js';
 import { applyAutonomySettings, lifecycleLoosening } from './autonomy.js';
 import { haltReason } from './grant.js';
 import { applyRateLimits, type RateFacts } from './rate-limits.js';
-import { classifyCommand } from './command-classifier.js';
+import { classifyCommand } from './command/classifier.js';
 import { elevateByParams } from './elevation.js';
 import { canonicalAction, matchForbiddenAction } from './forbidden.js';
 import { describeRule, findRuleFor, type MatchedRule } from './match-rule.js';

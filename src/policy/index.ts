@@ -2,7 +2,7 @@
 // wrappers) stay private to src/policy.
 export * from './canonical-json.js';
 export * from './classify.js';
-export * from './command-classifier.js';
+export * from './command/classifier.js';
 export * from './elevation.js';
 export * from './entity-types.js';
 export * from './forbidden.js';

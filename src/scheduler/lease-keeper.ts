@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { claimLease, fencedDriver, releaseLease } from '../graph/leases.js';
+import { claimLease, fencedDriver, releaseLease } from '../graph/db/leases.js';
 import type { Logger } from '../log.js';
 import { claimIntervalMs, type Fence, stillHolds } from '../model/lease.js';
 

@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { isoNow } from '../graph/statements.js';
+import { isoNow } from '../graph/db/statements.js';
 import { recordSourcePass, registerSources } from '../graph/sources.js';
 import { createIdentityTracker, type IdentityTracker } from '../ingest/identity/incremental.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';

@@ -1,5 +1,5 @@
 import { autonomyState } from '../graph/autonomy.js';
-import { appliedVersion, LATEST_MIGRATION } from '../graph/migrations.js';
+import { appliedVersion, LATEST_MIGRATION } from '../graph/db/migrations.js';
 import type { AutonomyState, Role } from '../model/index.js';
 import type { ServiceDeps } from './deps.js';
 import type { Principal } from './permissions.js';

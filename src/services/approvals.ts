@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { approvalsById, createApprovals, decideApprovals, listApprovals } from '../graph/approvals.js';
-import type { KeysetPage } from '../graph/statements.js';
+import type { KeysetPage } from '../graph/db/statements.js';
 import {
   AitiaError,
   APPROVAL_STATUSES,

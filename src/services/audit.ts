@@ -1,5 +1,5 @@
 import { type AuditEntry, type AuditFilter, type AuditInput, listAudit, writeAudit } from '../graph/audit.js';
-import type { KeysetPage } from '../graph/statements.js';
+import type { KeysetPage } from '../graph/db/statements.js';
 import { AitiaError } from '../model/index.js';
 import { redactParams } from '../policy/redact.js';
 import type { ServiceDeps } from './deps.js';

@@ -1,4 +1,4 @@
-import { healthOf } from '../graph/guarded-driver.js';
+import { healthOf } from '../graph/db/guarded-driver.js';
 import { unavailable } from '../model/index.js';
 import type { ServiceDeps } from './deps.js';
 

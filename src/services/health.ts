@@ -4,7 +4,7 @@ import {
   searchConditions,
 } from '../graph/conditions.js';
 import { healthSummary as readHealthSummary, type HealthScope } from '../graph/resource-queries.js';
-import type { KeysetPage } from '../graph/statements.js';
+import type { KeysetPage } from '../graph/db/statements.js';
 import { narrateCondition } from '../../correlator/condition-narrative.js';
 import {
   badInput,

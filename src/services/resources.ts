@@ -1,6 +1,6 @@
 import { listResources, type ResourceFilter } from '../graph/resource-queries.js';
 import * as repo from '../graph/resources.js';
-import type { KeysetPage } from '../graph/statements.js';
+import type { KeysetPage } from '../graph/db/statements.js';
 import {
   AitiaError,
   type AttributePlan,

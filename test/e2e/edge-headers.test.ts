@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriver } from '../../src/graph/driver.js';
+import { createDriver } from '../../src/graph/db/driver.js';
 import { freePort } from '../../src/graph/embedded/ports.js';
 import { createLogger } from '../../src/log.js';
 import { useGraph } from '../support/graph.js';

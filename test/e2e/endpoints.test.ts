@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LATEST_MIGRATION } from '../../src/graph/migrations.js';
-import { createDriver } from '../../src/graph/driver.js';
+import { LATEST_MIGRATION } from '../../src/graph/db/migrations.js';
+import { createDriver } from '../../src/graph/db/driver.js';
 import { freePort } from '../../src/graph/embedded/ports.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphHandle, openGraph } from '../../src/graph/driver.js';
+import { type GraphHandle, openGraph } from '../../src/graph/db/driver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**

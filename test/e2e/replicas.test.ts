@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fencedDriver, readLeases } from '../../src/graph/leases.js';
+import { fencedDriver, readLeases } from '../../src/graph/db/leases.js';
 import { isLeaseLost, pollLeaseName } from '../../src/model/lease.js';
 import { observe } from '../../src/pipeline/observe.js';
 import { proxmoxSource } from '../../src/pipeline/sources.js';

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { createDriver } from '../../src/graph/driver.js';
-import { migrate } from '../../src/graph/migrations.js';
+import { createDriver } from '../../src/graph/db/driver.js';
+import { migrate } from '../../src/graph/db/migrations.js';
 import { provisionNeo4j } from './provision.js';
 
 declare module 'vitest' {

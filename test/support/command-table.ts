@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCommand } from '../../src/policy/command-classifier.js';
+import { classifyCommand } from '../../src/policy/command/classifier.js';
 import type { RiskClass } from '../../src/policy/risk.js';
 
 /** A command, the class it must get, and a pattern its reasons must match (why it is so). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Driver } from 'neo4j-driver';
 import { afterAll, inject } from 'vitest';
-import { createDriver } from '../../src/graph/driver.js';
+import { createDriver } from '../../src/graph/db/driver.js';
 
 /**
  * A driver for one test file plus a unique scope string to build ids with. Everything whose id

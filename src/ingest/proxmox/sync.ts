@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { isoNow } from '../../graph/statements.js';
+import { isoNow } from '../../graph/db/statements.js';
 import {
   createReport,
   emitProgress,

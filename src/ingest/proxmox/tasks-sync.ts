@@ -3,7 +3,7 @@ import type { Driver } from 'neo4j-driver';
 import { runningEventsOnHost, upsertEvents } from '../../graph/events.js';
 import { guestKindsOfCluster } from '../../graph/resource-queries.js';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
-import { isoNow } from '../../graph/statements.js';
+import { isoNow } from '../../graph/db/statements.js';
 import type { EventRecord } from '../../model/events.js';
 import { mapLimit } from '../map-limit.js';
 import { createReport, finishReport, type IngestReport, newUpdateTag } from '../report.js';

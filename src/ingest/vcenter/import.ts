@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { badInput } from '../../model/index.js';
-import { isoNow } from '../../graph/statements.js';
+import { isoNow } from '../../graph/db/statements.js';
 import { loadInventory, markStaleness } from '../inventory-load.js';
 import {
   createReport,

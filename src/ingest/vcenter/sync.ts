@@ -3,7 +3,7 @@ import type { Driver } from 'neo4j-driver';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
 import { appendEvents } from '../../graph/events-append.js';
 import { linkEventsToResources } from '../../graph/events.js';
-import { isoNow } from '../../graph/statements.js';
+import { isoNow } from '../../graph/db/statements.js';
 import type { EventRecord } from '../../model/events.js';
 import { loadInventory, markStaleness } from '../inventory-load.js';
 import {

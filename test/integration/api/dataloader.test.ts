@@ -4,7 +4,7 @@ import { upsertResources } from '../../../src/graph/resources.js';
 import { createLogger } from '../../../src/log.js';
 import { createGraphqlApp } from '../../../src/server/app.js';
 import { addToken, TokenStore } from '../../../src/services/token-store.js';
-import { countingDriver } from '../../../src/graph/driver.js';
+import { countingDriver } from '../../../src/graph/db/driver.js';
 import { createFeedBus } from '../../../src/pipeline/bus.js';
 import { tempDirs } from '../../support/temp.js';
 import { useGraph } from '../../support/graph.js';

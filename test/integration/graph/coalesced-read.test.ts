@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { coalescedRead } from '../../../src/graph/coalesced-read.js';
-import { countingDriver } from '../../../src/graph/driver.js';
+import { coalescedRead } from '../../../src/graph/db/coalesced-read.js';
+import { countingDriver } from '../../../src/graph/db/driver.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { getResourceById, getResourcesBySlug, upsertResources } from '../../../src/graph/resources.js';
 import { authorizationHistory, autonomyState } from '../../../src/graph/autonomy.js';

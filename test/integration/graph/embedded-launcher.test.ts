@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import neo4j from 'neo4j-driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createDriver } from '../../../src/graph/driver.js';
+import { createDriver } from '../../../src/graph/db/driver.js';
 import { EmbeddedNeo4jError } from '../../../src/graph/embedded/errors.js';
 import { freePort } from '../../../src/graph/embedded/ports.js';
 import { resolveClasspath } from '../../../src/graph/embedded/classpath.js';

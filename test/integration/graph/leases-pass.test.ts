@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { claimLease, fencedDriver } from '../../../src/graph/leases.js';
+import { claimLease, fencedDriver } from '../../../src/graph/db/leases.js';
 import { observe } from '../../../src/pipeline/observe.js';
 import { proxmoxSource } from '../../../src/pipeline/sources.js';
 import { useGraph } from '../../support/graph.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkFenceTx, claimLease, fencedDriver, readLeases, releaseLease } from '../../../src/graph/leases.js';
+import { checkFenceTx, claimLease, fencedDriver, readLeases, releaseLease } from '../../../src/graph/db/leases.js';
 import { isLeaseLost, type LeaseLostError } from '../../../src/model/lease.js';
 import { useGraph } from '../../support/graph.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { upsertEdges } from '../../../src/graph/edges.js';
-import { writeKindBatch } from '../../../src/graph/inventory-write.js';
+import { writeKindBatch } from '../../../src/graph/inventory/write.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { type InventoryRow, loadInventory } from '../../../src/ingest/inventory-load.js';
 import { createReport, type IngestReport } from '../../../src/ingest/report.js';

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { inject, afterAll, describe, expect, it } from 'vitest';
-import { createDriver } from '../../../src/graph/driver.js';
+import { createDriver } from '../../../src/graph/db/driver.js';
 import { installationSecret } from '../../../src/graph/installation-secret.js';
 import { upsertResources } from '../../../src/graph/resources.js';
 import { boundInputsOf, canonicalJson } from '../../../src/policy/index.js';

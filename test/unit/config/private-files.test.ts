@@ -6,7 +6,7 @@ import type { CliContext } from '../../../src/cli/context.js';
 import { serveCommand } from '../../../src/cli/serve.js';
 import { tokensCommand } from '../../../src/cli/tokens.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { openGraph } from '../../../src/graph/driver.js';
+import { openGraph } from '../../../src/graph/db/driver.js';
 import { ensureEmbeddedPassword } from '../../../src/graph/embedded/password.js';
 import { createLogger } from '../../../src/log.js';
 import {

@@ -1,8 +1,8 @@
 import type { Driver } from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { DEADLOCK } from '../../../src/graph/guarded-driver.js';
-import type { PassRow } from '../../../src/graph/inventory-write.js';
-import { lockOrderOf, writeKind } from '../../../src/ingest/inventory-batches.js';
+import { DEADLOCK } from '../../../src/graph/db/guarded-driver.js';
+import type { PassRow } from '../../../src/graph/inventory/write.js';
+import { lockOrderOf, writeKind } from '../../../src/graph/inventory/batches.js';
 import type { EdgeInput } from '../../../src/model/index.js';
 
 const vm = (n: number, host: string): PassRow => ({

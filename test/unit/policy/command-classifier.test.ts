@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCommand } from '../../../src/policy/command-classifier.js';
+import { classifyCommand } from '../../../src/policy/command/classifier.js';
 import type { RiskClass } from '../../../src/policy/risk.js';
 
 const cases: Array<[string, RiskClass]> = [

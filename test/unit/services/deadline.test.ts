@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { type DriverBounds, guardDriver, healthOf } from '../../../src/graph/guarded-driver.js';
+import { type DriverBounds, guardDriver, healthOf } from '../../../src/graph/db/guarded-driver.js';
 import { withNeo4jDeadline } from '../../../src/services/deadline.js';
 
 const BOUNDS: DriverBounds = { connectTimeoutMs: 50, acquireTimeoutMs: 50, retryMs: 0, stallMs: 100, probeMs: 50 };

@@ -5,7 +5,7 @@
  * and editors …) are destructive: they run arbitrary code, as unknown as a command word built at
  * run time. Any other assignment makes the command at least config_mutation.
  */
-import type { Verdict } from './command-checks.js';
+import type { Verdict } from './checks.js';
 
 const HARMLESS = /^(LANG|LC_[A-Za-z_]+|TZ)$/;
 

@@ -1,13 +1,7 @@
 import type { Driver } from 'neo4j-driver';
-import { DEADLOCK } from '../graph/guarded-driver.js';
-import {
-  type KindBatchResult,
-  lockOrder,
-  type PassRow,
-  type WriteMode,
-  writeKindBatch,
-} from '../graph/inventory-write.js';
-import type { EdgeInput, Kind } from '../model/index.js';
+import { DEADLOCK } from '../db/guarded-driver.js';
+import { type KindBatchResult, lockOrder, type PassRow, type WriteMode, writeKindBatch } from './write.js';
+import type { EdgeInput, Kind } from '../../model/index.js';
 
 /**
  * How a load pass writes one kind's rows: the new ones created in batches running side by side,

@@ -1,9 +1,9 @@
 import type { Driver } from 'neo4j-driver';
-import type { Kind, ResourceInput } from '../model/index.js';
-import { createBatch, mergeBatch, type PassRow, type WriteMode } from './inventory-statements.js';
-import type { StateChange } from './resources.js';
+import type { Kind, ResourceInput } from '../../model/index.js';
+import { createBatch, mergeBatch, type PassRow, type WriteMode } from './statements.js';
+import type { StateChange } from '../resources.js';
 
-export { lockOrder, type PassRow, type WriteMode } from './inventory-statements.js';
+export { lockOrder, type PassRow, type WriteMode } from './statements.js';
 
 /**
  * One load pass's write per kind and batch, in the shape of Cartography's loader: the resources of

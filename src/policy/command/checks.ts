@@ -1,11 +1,11 @@
 import { posix } from 'node:path';
-import { hasFlag } from './command-options.js';
-import { CRITICAL_PATHS, DESTRUCTIVE_TEXT_PATTERNS } from './command-rules.js';
-import { isRiskier, type RiskClass } from './risk.js';
+import { hasFlag } from './options.js';
+import { CRITICAL_PATHS, DESTRUCTIVE_TEXT_PATTERNS } from './rules.js';
+import { isRiskier, type RiskClass } from '../risk.js';
 import { awkRisk, sedRisk } from './script-checks.js';
 import { isDynamic, mayBeOption, type Expansion } from './shell-words.js';
 
-export { hasFlag } from './command-options.js';
+export { hasFlag } from './options.js';
 
 /** One judgement of one command, with the reason an operator will read. */
 export interface Verdict {

@@ -2,7 +2,7 @@
  * Storage and Proxmox tools judged by their subcommand (`zpool status`, `qm rollback`, `ceph osd
  * pool delete`): which views only read, and which operations lose data for good (destructive).
  */
-import type { SubcommandRule } from './command-subcommand-rule.js';
+import type { SubcommandRule } from './subcommand-rule.js';
 
 const FORCE = ['--force', '-force'];
 

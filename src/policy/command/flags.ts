@@ -3,7 +3,7 @@
  * the options that take a value (so `-Iseconds` is not read as `-s`). A command listed here is
  * read-only only when none of its options or operands says otherwise.
  */
-import type { OptionSpec } from './command-options.js';
+import type { OptionSpec } from './options.js';
 
 export interface CommandFlags extends OptionSpec {
   /** Options that change state, each with what it does. */

@@ -10,9 +10,9 @@ import {
   scanDestructiveText,
   type CheckContext,
   type Verdict,
-} from './command-checks.js';
-import { hasFlag } from './command-options.js';
-import type { SubcommandRule } from './command-subcommand-rules.js';
+} from './checks.js';
+import { hasFlag } from './options.js';
+import type { SubcommandRule } from './subcommand-rules.js';
 import { isDynamic, mayBeOption } from './shell-words.js';
 
 const OFF_LIST = 'not on the read-only allow-list';

@@ -5,8 +5,8 @@ import {
   SPECIAL_CHECKS,
   type CheckContext,
   type Verdict,
-} from './command-checks.js';
-import { judgeListed } from './command-listed.js';
+} from './checks.js';
+import { judgeListed } from './listed.js';
 import {
   ALWAYS_DESTRUCTIVE,
   ALWAYS_MUTATING,
@@ -14,11 +14,11 @@ import {
   READ_ONLY_COMMANDS,
   SHELLS,
   VERSIONED_INTERPRETER,
-} from './command-rules.js';
-import { SUBCOMMAND_TOOLS } from './command-subcommand-rules.js';
-import { judgeGit, judgeSubcommand } from './command-subcommands.js';
-import { unwrapCommand, type Word } from './command-wrappers.js';
-import { maxRisk, type RiskClass } from './risk.js';
+} from './rules.js';
+import { SUBCOMMAND_TOOLS } from './subcommand-rules.js';
+import { judgeGit, judgeSubcommand } from './subcommands.js';
+import { unwrapCommand, type Word } from './wrappers.js';
+import { maxRisk, type RiskClass } from '../risk.js';
 import { parseShell, type SimpleCommand } from './shell-parse.js';
 import { isDynamic, type Expansion } from './shell-words.js';
 

@@ -4,7 +4,7 @@
  * it has none of the constructs that reach outside (system, pipes, getline, `@` calls and loads,
  * print redirection). Whatever cannot be read is not read-only.
  */
-import { readOptions, type OptionSpec } from './command-options.js';
+import { readOptions, type OptionSpec } from './options.js';
 
 const HARMLESS_SED_FILES = new Set(['/dev/stdout', '/dev/stderr']);
 

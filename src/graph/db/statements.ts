@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import neo4j, { type Driver, isRetryableError, type Record as Neo4jRecord } from 'neo4j-driver';
-import { badInput } from '../model/index.js';
+import { badInput } from '../../model/index.js';
 
 /**
  * Helpers every repository uses to write its statements: values in and out of Bolt, rows sent in

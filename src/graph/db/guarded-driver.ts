@@ -1,5 +1,5 @@
 import type { Driver, Session } from 'neo4j-driver';
-import { isUnavailable, unavailable } from '../model/index.js';
+import { isUnavailable, unavailable } from '../../model/index.js';
 
 /** How long a call may wait on Neo4j before it answers `UNAVAILABLE` (AITIA_NEO4J_* in src/config.ts). */
 export interface DriverBounds {

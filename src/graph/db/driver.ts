@@ -1,11 +1,11 @@
 import neo4j, { type Driver } from 'neo4j-driver';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../model/errors.js';
-import { ensurePrivateDir } from '../model/private-files.js';
-import { EMBEDDED_USER, ensureEmbeddedPassword } from './embedded/password.js';
-import { portAnswers } from './embedded/ports.js';
-import { startSupervisedNeo4j } from './embedded/supervisor.js';
+import { ConfigError } from '../../model/errors.js';
+import { ensurePrivateDir } from '../../model/private-files.js';
+import { EMBEDDED_USER, ensureEmbeddedPassword } from '../embedded/password.js';
+import { portAnswers } from '../embedded/ports.js';
+import { startSupervisedNeo4j } from '../embedded/supervisor.js';
 import { type AvailabilityListener, DEFAULT_DRIVER_BOUNDS, type DriverBounds, guardDriver } from './guarded-driver.js';
 import { migrate } from './migrations.js';
 

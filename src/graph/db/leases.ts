@@ -6,7 +6,7 @@ import neo4j, {
   type Session,
   type SessionConfig,
 } from 'neo4j-driver';
-import { decideLease, type Fence, type LeaseDecision, LeaseLostError, type LeaseRecord } from '../model/lease.js';
+import { decideLease, type Fence, type LeaseDecision, LeaseLostError, type LeaseRecord } from '../../model/lease.js';
 import { int } from './statements.js';
 
 /**

@@ -10,9 +10,9 @@ import {
   riskiest,
   type CheckContext,
   type Verdict,
-} from './command-checks.js';
-import { COMMAND_FLAGS, type CommandFlags } from './command-flags.js';
-import { readOptions } from './command-options.js';
+} from './checks.js';
+import { COMMAND_FLAGS, type CommandFlags } from './flags.js';
+import { readOptions } from './options.js';
 import { mayBeMany } from './shell-words.js';
 
 // `less +cmd` runs a less command at start; only moving and searching are known to be harmless.

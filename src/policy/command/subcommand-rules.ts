@@ -2,13 +2,13 @@
  * Tools judged by their subcommand (`systemctl status`, `zpool destroy`), as data: which
  * subcommands only read, which destroy, and which flags turn a read into a write.
  */
-import { ENABLEMENT, named, PACKAGE } from './command-rules.js';
-import { STORAGE_TOOLS } from './command-storage-rules.js';
-import type { SubcommandRule } from './command-subcommand-rule.js';
+import { ENABLEMENT, named, PACKAGE } from './rules.js';
+import { STORAGE_TOOLS } from './storage-rules.js';
+import type { SubcommandRule } from './subcommand-rule.js';
 
 const EXT_DIFF = 'runs the external diff program the configuration names';
 
-export type { SubcommandRule } from './command-subcommand-rule.js';
+export type { SubcommandRule } from './subcommand-rule.js';
 
 // yum and dnf read and change packages with the same verbs.
 const RPM_READ = ['list', 'info', 'search', 'provides', 'repolist', 'check-update', 'deplist', 'repoquery'];

@@ -5,8 +5,8 @@ import {
   RELATIONSHIP_TYPES,
   type RelationshipType,
   type ResourceInput,
-} from '../model/index.js';
-import { attributeProperties, observedResourceSet, providerAttrKeys } from './resources.js';
+} from '../../model/index.js';
+import { attributeProperties, observedResourceSet, providerAttrKeys } from '../resources.js';
 
 /**
  * The two statements of a load pass, per kind and batch, and their parameters. Labels and types

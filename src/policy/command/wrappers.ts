@@ -1,5 +1,5 @@
-import { judgeWriteTarget, type Verdict } from './command-checks.js';
-import { assignedName, judgeAssignment } from './command-env.js';
+import { judgeWriteTarget, type Verdict } from './checks.js';
+import { assignedName, judgeAssignment } from './env.js';
 import type { Expansion } from './shell-words.js';
 
 /** A word with what the shell expands in it. */
