@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../support/fixtures.js';
-import { transformVcenterInventory } from '../../../src/ingest/vcenter/inventory-transform.js';
-import { parseMoRef, readManagedObjects, unbox } from '../../../src/ingest/vcenter/vmomi.js';
+import { readFixture } from '../../../support/fixtures.js';
+import { transformVcenterInventory } from '../../../../src/ingest/vcenter/inventory-transform.js';
+import { parseMoRef, readManagedObjects, unbox } from '../../../../src/ingest/vcenter/vmomi.js';
 
 const fixture = (name: string): unknown => readFixture(`vcenter/${name}`);
 const VMOMI = fixture('inventory-vmomi.json');

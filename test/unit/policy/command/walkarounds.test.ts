@@ -1,4 +1,4 @@
-import { type CommandRow, describeCommandTable } from '../../support/command-table.js';
+import { type CommandRow, describeCommandTable } from '../../../support/command-table.js';
 
 // Each row: a command, the class it must get, and a pattern its reasons must match (why it is so).
 type Row = CommandRow;

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProxmoxClient, ProxmoxApiError } from '../../../src/ingest/proxmox/client.js';
+import { createProxmoxClient, ProxmoxApiError } from '../../../../src/ingest/proxmox/client.js';
 
 /** A self-signed certificate for 127.0.0.1, made with openssl (skipped without it, except under CI=true). */
 function makeCert(dir: string): { key: string; cert: string } | null {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { soapFault } from '../../../src/ingest/vcenter/client-error.js';
-import { transformVcenterInventory } from '../../../src/ingest/vcenter/inventory-transform.js';
-import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
-import { decodeAll, decodeElement } from '../../../src/ingest/vcenter/soap-decode.js';
-import { child, parseXml, XmlError } from '../../../src/ingest/vcenter/xml.js';
+import { soapFault } from '../../../../src/ingest/vcenter/client-error.js';
+import { transformVcenterInventory } from '../../../../src/ingest/vcenter/inventory-transform.js';
+import { transformVcenterEvent } from '../../../../src/ingest/vcenter/events-transform.js';
+import { decodeAll, decodeElement } from '../../../../src/ingest/vcenter/soap-decode.js';
+import { child, parseXml, XmlError } from '../../../../src/ingest/vcenter/xml.js';
 
 const NS =
   'xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';

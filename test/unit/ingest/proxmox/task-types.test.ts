@@ -4,8 +4,8 @@ import {
   guestKindOfTaskType,
   normaliseTaskType,
   taskTypeInfo,
-} from '../../../src/ingest/proxmox/task-types.js';
-import { EVENT_TYPES } from '../../../src/model/events.js';
+} from '../../../../src/ingest/proxmox/task-types.js';
+import { EVENT_TYPES } from '../../../../src/model/events.js';
 
 describe('Proxmox task type → event type', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { VCENTER_EVENT_TYPES, vcenterEventTypeInfo } from '../../../src/ingest/vcenter/event-types.js';
-import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
-import { parseMoRef } from '../../../src/ingest/vcenter/payload.js';
-import { fixtureFiles, readFixture } from '../../support/fixtures.js';
+import { VCENTER_EVENT_TYPES, vcenterEventTypeInfo } from '../../../../src/ingest/vcenter/event-types.js';
+import { transformVcenterEvent } from '../../../../src/ingest/vcenter/events-transform.js';
+import { parseMoRef } from '../../../../src/ingest/vcenter/payload.js';
+import { fixtureFiles, readFixture } from '../../../support/fixtures.js';
 
 const server = 'vc1';
 const ref = (type: string, value: string) => ({ _typeName: 'ManagedObjectReference', type, value });

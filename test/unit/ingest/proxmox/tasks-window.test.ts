@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { advanceTaskCursor, guestKindsFromListing, taskListSince } from '../../../src/ingest/proxmox/tasks-window.js';
+import {
+  advanceTaskCursor,
+  guestKindsFromListing,
+  taskListSince,
+} from '../../../../src/ingest/proxmox/tasks-window.js';
 
 const NOW = 1_778_724_511;
 

@@ -1,9 +1,9 @@
 import type { Driver } from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { DEADLOCK } from '../../../src/graph/db/guarded-driver.js';
-import type { PassRow } from '../../../src/graph/inventory/write.js';
-import { lockOrderOf, writeKind } from '../../../src/graph/inventory/batches.js';
-import type { EdgeInput } from '../../../src/model/index.js';
+import { DEADLOCK } from '../../../../src/graph/db/guarded-driver.js';
+import type { PassRow } from '../../../../src/graph/inventory/write.js';
+import { lockOrderOf, writeKind } from '../../../../src/graph/inventory/batches.js';
+import type { EdgeInput } from '../../../../src/model/index.js';
 
 const vm = (n: number, host: string): PassRow => ({
   resource: { id: `proxmox:lab/qemu/${n}`, kind: 'vm', provider: 'proxmox', name: `vm${n}`, state: 'running' },

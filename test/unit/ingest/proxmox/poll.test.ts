@@ -1,22 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapProxmoxVm } from '../../../src/model/index.js';
-import { createAgentPinger } from '../../../src/ingest/proxmox/agent-on-demand.js';
-import { NodeGuestEntrySchema } from '../../../src/ingest/proxmox/api-shapes.js';
-import { createProxmoxClient, ProxmoxApiError } from '../../../src/ingest/proxmox/client.js';
-import { parseRetryAfter } from '../../../src/ingest/proxmox/client-error.js';
-import { parseAgentEnabled } from '../../../src/ingest/proxmox/guest-config.js';
+import { mapProxmoxVm } from '../../../../src/model/index.js';
+import { createAgentPinger } from '../../../../src/ingest/proxmox/agent-on-demand.js';
+import { NodeGuestEntrySchema } from '../../../../src/ingest/proxmox/api-shapes.js';
+import { createProxmoxClient, ProxmoxApiError } from '../../../../src/ingest/proxmox/client.js';
+import { parseRetryAfter } from '../../../../src/ingest/proxmox/client-error.js';
+import { parseAgentEnabled } from '../../../../src/ingest/proxmox/guest-config.js';
 import {
   agentPingDue,
   configReadReason,
   nextDue,
   phaseOf,
   type GuestPollRecord,
-} from '../../../src/ingest/proxmox/poll-state.js';
-import { requestCategory } from '../../../src/ingest/proxmox/request-stats.js';
-import { changesGuestConfig, taskTypeInfo } from '../../../src/ingest/proxmox/task-types.js';
-import { readFixture } from '../../support/fixtures.js';
-import { labRoutes } from '../../support/proxmox-lab.js';
-import { errorResponse, startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+} from '../../../../src/ingest/proxmox/poll-state.js';
+import { requestCategory } from '../../../../src/ingest/proxmox/request-stats.js';
+import { changesGuestConfig, taskTypeInfo } from '../../../../src/ingest/proxmox/task-types.js';
+import { readFixture } from '../../../support/fixtures.js';
+import { labRoutes } from '../../../support/proxmox-lab.js';
+import { errorResponse, startProxmoxStandin, type ProxmoxStandin } from '../../../support/proxmox-standin.js';
 
 const T = 1_800_000_000_000;
 const record = (over: Partial<GuestPollRecord> = {}): GuestPollRecord => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseUpid } from '../../../src/ingest/proxmox/upid.js';
-import { readFixture } from '../../support/fixtures.js';
+import { parseUpid } from '../../../../src/ingest/proxmox/upid.js';
+import { readFixture } from '../../../support/fixtures.js';
 
 interface Vectors {
   regex: string;

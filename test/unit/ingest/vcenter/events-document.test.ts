@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { eventsOfDocument } from '../../../src/ingest/vcenter/events-import.js';
-import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
-import { fixtureFiles, readFixture } from '../../support/fixtures.js';
+import { eventsOfDocument } from '../../../../src/ingest/vcenter/events-import.js';
+import { transformVcenterEvent } from '../../../../src/ingest/vcenter/events-transform.js';
+import { fixtureFiles, readFixture } from '../../../support/fixtures.js';
 
 const a = { _typeName: 'VmPoweredOffEvent', key: 1 };
 const b = { Key: 2 };

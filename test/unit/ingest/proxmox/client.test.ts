@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProxmoxClient, ProxmoxApiError } from '../../../src/ingest/proxmox/client.js';
-import { errorResponse, startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+import { createProxmoxClient, ProxmoxApiError } from '../../../../src/ingest/proxmox/client.js';
+import { errorResponse, startProxmoxStandin, type ProxmoxStandin } from '../../../support/proxmox-standin.js';
 
 let standin: ProxmoxStandin;
 beforeAll(async () => {

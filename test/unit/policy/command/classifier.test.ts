@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCommand } from '../../../src/policy/command/classifier.js';
-import type { RiskClass } from '../../../src/policy/risk.js';
+import { classifyCommand } from '../../../../src/policy/command/classifier.js';
+import type { RiskClass } from '../../../../src/policy/risk.js';
 
 const cases: Array<[string, RiskClass]> = [
   // the read-only allow-list

@@ -1,4 +1,4 @@
-import { type CommandRow, describeCommandTable } from '../../support/command-table.js';
+import { type CommandRow, describeCommandTable } from '../../../support/command-table.js';
 
 // Issue 30, finding 5, second round: walk-arounds found by red-teaming the hardened classifier.
 // Each row: a command, the class it must get, and a pattern its reasons must match.

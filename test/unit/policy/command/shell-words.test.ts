@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseShell } from '../../../src/policy/command/shell-parse.js';
-import { mayBeOption } from '../../../src/policy/command/shell-words.js';
+import { parseShell } from '../../../../src/policy/command/shell-parse.js';
+import { mayBeOption } from '../../../../src/policy/command/shell-words.js';
 
 /** Each word of the first command with what the shell expands in it. */
 function words(text: string): Array<[string, string | null]> {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { guestAgentState } from '../../../src/ingest/proxmox/guest-agent.js';
-import { normaliseMac } from '../../../src/ingest/identity/mac.js';
+import { guestAgentState } from '../../../../src/ingest/proxmox/guest-agent.js';
+import { normaliseMac } from '../../../../src/ingest/identity/mac.js';
 import {
   parseGuestVolumes,
   parseMacAddresses,
   parseSmbiosSerial,
   parseSmbiosUuid,
-} from '../../../src/ingest/proxmox/guest-config.js';
-import { parseClusterResources, parseClusterStatus } from '../../../src/ingest/proxmox/inventory-parse.js';
-import { transformProxmoxInventory, type GuestDetail } from '../../../src/ingest/proxmox/inventory-transform.js';
-import { readFixture } from '../../support/fixtures.js';
+} from '../../../../src/ingest/proxmox/guest-config.js';
+import { parseClusterResources, parseClusterStatus } from '../../../../src/ingest/proxmox/inventory-parse.js';
+import { transformProxmoxInventory, type GuestDetail } from '../../../../src/ingest/proxmox/inventory-transform.js';
+import { readFixture } from '../../../support/fixtures.js';
 
 const data = (rel: string) => (readFixture(`proxmox/cluster-lab/${rel}`) as { data: unknown }).data;
 

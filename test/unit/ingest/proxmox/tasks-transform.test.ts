@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyTaskStatus, transformProxmoxTask } from '../../../src/ingest/proxmox/tasks-transform.js';
-import { fixtureFiles, readFixture } from '../../support/fixtures.js';
+import { classifyTaskStatus, transformProxmoxTask } from '../../../../src/ingest/proxmox/tasks-transform.js';
+import { fixtureFiles, readFixture } from '../../../support/fixtures.js';
 
 const opts = { cluster: 'lab' };
 
