@@ -2,7 +2,7 @@ import type { ConditionRecord, TransitionRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
 import { conditionFromProperties } from './conditions.js';
 import { int } from './db/statements.js';
-import { transitionFromProperties } from './transitions.js';
+import { transitionFromProperties } from './transitions/read.js';
 
 /**
  * The reads behind an incident context: each one query over every resource in it, on the

@@ -6,7 +6,7 @@ import {
   type ConditionOpen,
   type ConditionResolve,
 } from '../graph/conditions.js';
-import { causesOf } from '../graph/transitions.js';
+import { causesOf } from '../graph/transitions/correlation-context.js';
 import type { ConditionRecord, ConditionType, TransitionRecord } from '../model/index.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
 import type { LoadedPolicy } from '../policy/startup.js';

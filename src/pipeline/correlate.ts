@@ -8,13 +8,8 @@ import {
   type CorrelatorSettings,
   type Explanation,
 } from '../../correlator/index.js';
-import {
-  correlationContexts,
-  recordTransitions,
-  type CorrelationContext,
-  type NewTransition,
-  type TransitionConditionOp,
-} from '../graph/transitions.js';
+import { correlationContexts, type CorrelationContext } from '../graph/transitions/correlation-context.js';
+import { recordTransitions, type NewTransition, type TransitionConditionOp } from '../graph/transitions/record.js';
 import {
   transitionId,
   type Kind,

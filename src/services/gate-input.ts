@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { latestTransitions } from '../graph/transitions.js';
+import { latestTransitions } from '../graph/transitions/read.js';
 import { badInput, type ResourceRecord, type TransitionRecord } from '../model/index.js';
 import {
   type ActionRequest,

@@ -2,7 +2,7 @@ import { narrate } from '../../correlator/narrative.js';
 import { stateAt as deriveStateAt, type StateAtBasis } from '../../correlator/state-at.js';
 import { getEventsByIds, listEvents } from '../graph/events.js';
 import type { KeysetPage } from '../graph/db/statements.js';
-import { getTransition, getTransitionsByIds, listTransitions, transitionHistoryAt } from '../graph/transitions.js';
+import { getTransition, getTransitionsByIds, listTransitions, transitionHistoryAt } from '../graph/transitions/read.js';
 import {
   type ActorKind,
   type Attribution,

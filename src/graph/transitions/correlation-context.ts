@@ -1,0 +1,151 @@
+/**
+ * What the correlator and the condition writers read about transitions: per observed change its
+ * whole context (resource, host, candidate events, consumed events) and per condition the change it
+ * follows. One statement each, whatever the number asked.
+ */
+import type { ConsumedEvent, StoredEventRecord, TransitionRecord } from '../../model/index.js';
+import { candidateEventBranches, byStart, eventFromProperties } from '../events.js';
+import { int } from '../db/statements.js';
+import { transitionFromProperties } from './read.js';
+import type { Driver } from 'neo4j-driver';
+
+/** One observed change the correlator needs context for, with its candidate window. */
+export interface CorrelationQuery {
+  /** The transition's natural key (transitionId), to tell a retried observation. */
+  transitionId: string;
+  resourceId: string;
+  observedAt: string;
+  /** Start-time range of the candidate events (correlator/window.ts). */
+  from: string;
+  to: string;
+  /** Also read the activity of the host it runs on (correlator needsHostActivity: low, host failures, node start-up). */
+  withHostActivity: boolean;
+}
+
+/** What the graph holds for one change: everything the pure correlator reads, nothing more. */
+export interface CorrelationContext {
+  /** A transition with this id is stored already (a retried pass). */
+  exists: boolean;
+  resourceName: string | null;
+  /** The host it RUNS_ON now (observed edges only: a declared one is an agent's claim). */
+  host: { hostId: string; node: string } | null;
+  candidates: StoredEventRecord[];
+  /** Events on the host itself and resource-less events on its node (only with `withHostActivity`). */
+  hostActivity: StoredEventRecord[];
+  /** The resource is under Proxmox HA: its `ha_managed` attribute, or an HA state reported for it. */
+  haManaged: boolean;
+  /** Events transitions of this resource observed in [from, observedAt) already used. */
+  consumed: ConsumedEvent[];
+}
+
+/**
+ * The correlator's whole read side for a pass in ONE statement, whatever the number of changes:
+ * per change the resource's name and host, its candidate events (on the (resourceId, startedAt)
+ * index), optional host activity, the events earlier transitions consumed, and whether the
+ * transition is stored already. Returned in the order asked.
+ */
+export async function correlationContexts(
+  driver: Driver,
+  queries: readonly CorrelationQuery[],
+): Promise<CorrelationContext[]> {
+  if (queries.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    `UNWIND range(0, size($rows) - 1) AS i
+     WITH i, $rows[i] AS row
+     OPTIONAL MATCH (r:Resource {id: row.rid})
+     CALL (r) {
+       OPTIONAL MATCH (r)-[e:RUNS_ON]->(h:Resource)
+       WHERE e.missingSince IS NULL AND coalesce(e.provenance, 'observed') = 'observed'
+       RETURN h.id AS hostId, h.name AS node ORDER BY e.lastSeen DESC LIMIT 1
+     }
+     // Provider-level activity only where asked: a conditional subquery, so rows without it cost nothing.
+     OPTIONAL CALL (row, hostId, node) {
+       WITH row, hostId, node WHERE row.host AND hostId IS NOT NULL
+       RETURN [e IN COLLECT {
+         ${candidateEventBranches('hostId', 'row.from', 'row.to')}
+         UNION
+         MATCH (e:Event) WHERE e.node = node AND e.startedAt >= datetime(row.from)
+           AND e.startedAt <= datetime(row.to) AND e.hostId = hostId AND e.resourceId IS NULL
+         RETURN e
+       } | properties(e)] AS hostActivity
+     }
+     RETURN i, r.name AS name, hostId, node,
+       // Provider-written HA facts only (providerAttrKeys): an agent's hastate attributes nothing.
+       coalesce(CASE WHEN 'ha_managed' IN coalesce(r.providerAttrKeys, []) THEN r.\`attr.ha_managed\` END,
+                'hastate' IN coalesce(r.providerAttrKeys, []) AND r.\`attr.hastate\` IS NOT NULL, false) AS haManaged,
+       EXISTS { MATCH (t:Transition {id: row.tid}) } AS exists,
+       [e IN COLLECT { ${candidateEventBranches('row.rid', 'row.from', 'row.to')} } | properties(e)] AS candidates,
+       coalesce(hostActivity, []) AS hostActivity,
+       COLLECT {
+         MATCH (t:Transition) WHERE t.resourceId = row.rid AND t.observedAt >= datetime(row.from)
+           AND t.observedAt < datetime(row.observedAt)
+         WITH t ORDER BY t.observedAt
+         RETURN {from: t.fromState, to: t.toState, ids: coalesce(t.eventIds, [])}
+       } AS consumed
+     ORDER BY i`,
+    {
+      rows: queries.map((q) => ({
+        tid: q.transitionId,
+        rid: q.resourceId,
+        observedAt: q.observedAt,
+        from: q.from,
+        to: q.to,
+        host: q.withHostActivity,
+      })),
+    },
+    { routing: 'READ' },
+  );
+  return records.map((r) => {
+    const hostId = r.get('hostId') as string | null;
+    return {
+      exists: Boolean(r.get('exists')),
+      resourceName: (r.get('name') as string | null) ?? null,
+      haManaged: r.get('haManaged') === true,
+      host: hostId ? { hostId, node: String(r.get('node')) } : null,
+      candidates: (r.get('candidates') as unknown[]).map(eventFromProperties).sort(byStart),
+      hostActivity: (r.get('hostActivity') as unknown[]).map(eventFromProperties).sort(byStart),
+      consumed: (r.get('consumed') as Array<{ from: string; to: string; ids: string[] }>).flatMap((c) =>
+        c.ids.map((eventId) => ({ eventId, from: c.from, to: c.to })),
+      ),
+    };
+  });
+}
+
+/** A condition about to open, asking for the change it follows. */
+export interface CauseQuery {
+  resourceId: string;
+  /** When the condition opens. */
+  at: string;
+  windowSeconds: number;
+}
+
+/**
+ * The change each condition follows, in ONE statement: the latest transition observed within
+ * [at − window, at] on the resource itself or on what it runs on, is stored on, depends on or
+ * belongs to (up to 3 hops over fresh edges), that still holds (its `to` is the resource's state
+ * now) — nearest first, then newest. Null where nothing qualifies. In the order asked.
+ */
+export async function causesOf(
+  driver: Driver,
+  queries: readonly CauseQuery[],
+): Promise<Array<TransitionRecord | null>> {
+  if (queries.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    `UNWIND range(0, size($rows) - 1) AS i
+     WITH i, $rows[i] AS row
+     OPTIONAL MATCH (r:Resource {id: row.rid})
+     OPTIONAL CALL (r, row) {
+       MATCH p = (r)-[:RUNS_ON|STORED_ON|DEPENDS_ON|MEMBER_OF*0..3]->(x:Resource)
+       WHERE all(e IN relationships(p) WHERE e.missingSince IS NULL)
+       WITH x, min(length(p)) AS hops
+       MATCH (t:Transition)
+       WHERE t.resourceId = x.id AND t.toState = x.state
+         AND t.observedAt >= datetime(row.at) - duration({seconds: row.window}) AND t.observedAt <= datetime(row.at)
+       RETURN t ORDER BY hops, t.observedAt DESC LIMIT 1
+     }
+     RETURN i, properties(t) AS t ORDER BY i`,
+    { rows: queries.map((q) => ({ rid: q.resourceId, at: q.at, window: int(q.windowSeconds) })) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => (r.get('t') ? transitionFromProperties(r.get('t')) : null));
+}
