@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countingDriver } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
-import { upsertResources } from '../src/graph/resources.js';
+import { upsertResources } from '../src/graph/resources/upsert.js';
 import { createLogger } from '../src/log.js';
 import { createFeedBus } from '../src/pipeline/bus.js';
 import { createHttpServer, listen } from '../src/server/http.js';

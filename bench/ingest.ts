@@ -17,7 +17,7 @@ import type { Driver } from 'neo4j-driver';
 import { DEFAULT_DRIVER_BOUNDS } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { LOAD_ORDER } from '../src/graph/inventory/write.js';
-import { upsertResources } from '../src/graph/resources.js';
+import { upsertResources } from '../src/graph/resources/upsert.js';
 import { loadInventory } from '../src/ingest/inventory-load.js';
 import { createReport, type IngestReport } from '../src/ingest/report.js';
 import { isoNow } from '../src/graph/db/statements.js';

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countingDriver } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
-import { upsertResources } from '../src/graph/resources.js';
+import { upsertResources } from '../src/graph/resources/upsert.js';
 import { createLogger } from '../src/log.js';
 import { createFeedBus } from '../src/pipeline/bus.js';
 import { loadStartupPolicy } from '../src/policy/index.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { AitiaError, ProviderSchema } from '../model/index.js';
-import { listMissingResources } from '../graph/resources.js';
+import { listMissingResources } from '../graph/resources/staleness.js';
 import { resolveManifestsAs } from '../ingest/identity/manifests-as.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { IngestReport } from '../ingest/report.js';

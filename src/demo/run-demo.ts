@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { createRelationship } from '../graph/edges.js';
-import { foreignInDemoScope, markDemoOwned, resetDemoScope } from '../graph/demo-scope.js';
-import { resolveResource, upsertResources } from '../graph/resources.js';
+import { foreignInDemoScope, markDemoOwned, resetDemoScope } from '../graph/resources/demo-scope.js';
+import { resolveResource } from '../graph/resources/read.js';
+import { upsertResources } from '../graph/resources/upsert.js';
 import { AitiaError, resourceId, type TransitionRecord } from '../model/index.js';
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
@@ -41,7 +42,7 @@ export async function runDemo(
   const prefix = `proxmox:${DEMO_CLUSTER}/`;
   const ids = DEMO_SERVICES.map((s) => serviceId(s.name));
   const ownDatabase = options.ownDatabase ?? false;
-  // Only what the demo wrote and nothing real has observed since is the demo's (graph/demo-scope.ts).
+  // Only what the demo wrote and nothing real has observed since is the demo's (graph/resources/demo-scope.ts).
   const foreign = ownDatabase ? { count: 0, example: null } : await foreignInDemoScope(driver, prefix, ids);
   const removed = await resetDemoScope(driver, prefix, ids, { everything: ownDatabase });
   if (foreign.count > 0) {

@@ -1,6 +1,6 @@
 import { badInput, type Kind, providerOfId, type RelationshipType, type ResourceRecord } from '../model/index.js';
 import type { Driver } from 'neo4j-driver';
-import { identityResource, resourceFromProperties } from './resources.js';
+import { identityResource, resourceFromProperties } from './resources/read.js';
 import { coalescedRead } from './db/coalesced-read.js';
 import { toPlain } from './db/statements.js';
 

@@ -1,12 +1,9 @@
 import type { Driver } from 'neo4j-driver';
 import { kindsOf, refuseEdge, upsertEdges } from '../graph/edges.js';
 import { LOAD_ORDER, type PassRow } from '../graph/inventory/write.js';
-import {
-  clearAttributes,
-  markUnseenResourcesMissing,
-  refreshEdgeStaleness,
-  refuseKindChanges,
-} from '../graph/resources.js';
+import { clearAttributes } from '../graph/resources/attributes.js';
+import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../graph/resources/staleness.js';
+import { refuseKindChanges } from '../graph/resources/upsert.js';
 import {
   badInput,
   checkResourceInput,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
-import type { StateChange } from '../graph/resources.js';
+import type { StateChange } from '../graph/resources/upsert.js';
 import type { Provider } from '../model/index.js';
 
 /** Counts of one kind of item through the pipeline: transformed rows, rows written, of which new. */

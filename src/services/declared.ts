@@ -1,4 +1,4 @@
-import * as repo from '../graph/resources.js';
+import * as repo from '../graph/resources/declared.js';
 import {
   AitiaError,
   badInput,

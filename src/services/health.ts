@@ -3,7 +3,7 @@ import {
   conditionsOfMany as readConditionsOfMany,
   searchConditions,
 } from '../graph/conditions.js';
-import { healthSummary as readHealthSummary, type HealthScope } from '../graph/resource-queries.js';
+import { healthSummary as readHealthSummary, type HealthScope } from '../graph/resources/queries.js';
 import type { KeysetPage } from '../graph/db/statements.js';
 import { narrateCondition } from '../../correlator/condition-narrative.js';
 import {

@@ -1,5 +1,7 @@
-import { listResources, type ResourceFilter } from '../graph/resource-queries.js';
-import * as repo from '../graph/resources.js';
+import { listResources, type ResourceFilter } from '../graph/resources/queries.js';
+import { updateAttributes } from '../graph/resources/attributes.js';
+import { setResourceLifecycle } from '../graph/resources/lifecycle.js';
+import { getResourcesByIds, resolveResource } from '../graph/resources/read.js';
 import type { KeysetPage } from '../graph/db/statements.js';
 import {
   AitiaError,
@@ -19,7 +21,7 @@ import { assertCan, type Principal } from './permissions.js';
  * (a slug's own errors name `slug`): right for a question about that resource.
  */
 export function resolveRef(deps: ServiceDeps, ref: string, field: string): Promise<ResourceRecord> {
-  return repo.resolveResource(deps.driver, isResourceId(ref) ? { id: ref } : { slug: ref }, field);
+  return resolveResource(deps.driver, isResourceId(ref) ? { id: ref } : { slug: ref }, field);
 }
 
 /**
@@ -40,7 +42,7 @@ export async function resolveInputRef(deps: ServiceDeps, ref: string, field: str
 
 /** Many resources by id in one query, for the per-request DataLoader; unknown ids are left out. */
 export function resourcesByIds(deps: ServiceDeps, ids: readonly string[]): Promise<ResourceRecord[]> {
-  return repo.getResourcesByIds(deps.driver, ids);
+  return getResourcesByIds(deps.driver, ids);
 }
 
 /** One resource by exactly one of id or slug; an ambiguous slug lists the candidate ids. */
@@ -50,7 +52,7 @@ export async function resource(
   input: { id?: string | null; slug?: string | null },
 ): Promise<ResourceRecord> {
   assertCan(principal, 'resource:read');
-  return repo.resolveResource(deps.driver, { id: input.id ?? null, slug: input.slug ?? null });
+  return resolveResource(deps.driver, { id: input.id ?? null, slug: input.slug ?? null });
 }
 
 /** A page of resources ordered by id, with the filter's total count. */
@@ -125,7 +127,7 @@ export function updateEntityAttributes(
       assertCan(principal, 'attribute:update');
       const { id } = await resolveNamedRef(deps, input.id, 'id');
       targetIds = [id];
-      return repo.updateAttributes(deps.driver, id, input.attributes, () => ok.entry(), principal);
+      return updateAttributes(deps.driver, id, input.attributes, () => ok.entry(), principal);
     },
     undefined,
     { args: input },
@@ -164,7 +166,7 @@ export function setLifecycle(
       });
       if (!plan.ok) throw badInput(plan.field, plan.reason);
       if (!plan.changed) return { resource: current, previous: current.lifecycle, changed: false };
-      const written = await repo.setResourceLifecycle(
+      const written = await setResourceLifecycle(
         deps.driver,
         current.id,
         { lifecycle: plan.lifecycle, reason: plan.reason, by: principal.name },

@@ -2,7 +2,7 @@ import { Client, type CallToolResult, StreamableHTTPClientTransport } from '@mod
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { DEFAULT_POLICY_PATH, type LoadedPolicy, parsePolicy } from '../../src/policy/index.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';

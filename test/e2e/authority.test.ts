@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { resolveManifestsAs } from '../../src/ingest/identity/manifests-as.js';
 import { guestAgentBlockedMessage } from '../../src/policy/index.js';
 import { addToken } from '../../src/services/token-store.js';

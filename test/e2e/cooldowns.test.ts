@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { DEFAULT_POLICY_PATH, parsePolicy } from '../../src/policy/index.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoResult, runDemo } from '../../src/demo/run-demo.js';
-import { resetScope } from '../../src/graph/resources.js';
+import { resetScope } from '../../src/graph/resources/demo-scope.js';
 import { DEMO_SERVICES } from '../../src/demo/story.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { createLogger } from '../../src/log.js';
 import { type HealthScheduler, startHealthScheduler } from '../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../support/graph.js';

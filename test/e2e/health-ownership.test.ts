@@ -13,7 +13,7 @@ import {
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheck, writeHealth } from '../../src/graph/checks.js';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { CheckDefinitionSchema, type Role, ROLES } from '../../src/model/index.js';
 import { loadTypeDefs } from '../../src/server/graphql-schema.js';
 import { useGraph } from '../support/graph.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCondition } from '../../src/graph/conditions.js';
 import { upsertEdges } from '../../src/graph/edges.js';
 import { upsertEvents } from '../../src/graph/events.js';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { MAX_ANSWER_BYTES, toolsFor } from '../../src/mcp/server.js';
 import { correlateChanges } from '../../src/pipeline/correlate.js';
 import type { Role } from '../../src/model/index.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConditionsTx } from '../../src/graph/conditions.js';
 import { upsertEdges } from '../../src/graph/edges.js';
 import { upsertEvents } from '../../src/graph/events.js';
-import { upsertResources } from '../../src/graph/resources.js';
+import { upsertResources } from '../../src/graph/resources/upsert.js';
 import { ROLES, type Role } from '../../src/model/index.js';
 import { correlateChanges } from '../../src/pipeline/correlate.js';
 import { can, type Permission } from '../../src/services/permissions.js';

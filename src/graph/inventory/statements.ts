@@ -6,7 +6,8 @@ import {
   type RelationshipType,
   type ResourceInput,
 } from '../../model/index.js';
-import { attributeProperties, observedResourceSet, providerAttrKeys } from '../resources.js';
+import { attributeProperties } from '../resources/attributes.js';
+import { observedResourceSet, providerAttrKeys } from '../resources/upsert.js';
 
 /**
  * The two statements of a load pass, per kind and batch, and their parameters. Labels and types

@@ -1,7 +1,7 @@
 import type { Driver } from 'neo4j-driver';
 import type { Kind, ResourceInput } from '../../model/index.js';
 import { createBatch, mergeBatch, type PassRow, type WriteMode } from './statements.js';
-import type { StateChange } from '../resources.js';
+import type { StateChange } from '../resources/upsert.js';
 
 export { lockOrder, type PassRow, type WriteMode } from './statements.js';
 

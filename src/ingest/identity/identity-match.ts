@@ -1,5 +1,5 @@
 import type { EdgeConfidence, Kind } from '../../model/index.js';
-import type { IdentityFacts } from '../../graph/resource-queries.js';
+import type { IdentityFacts } from '../../graph/resources/queries.js';
 import { normaliseMac } from './mac.js';
 
 /** How two perspectives were matched, strongest first. */

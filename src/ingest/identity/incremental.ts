@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { upsertEdges, withdrawInferredEdges } from '../../graph/edges.js';
-import { type IdentityFacts, listIdentityFacts } from '../../graph/resource-queries.js';
+import { type IdentityFacts, listIdentityFacts } from '../../graph/resources/queries.js';
 import { newUpdateTag } from '../report.js';
 import { identityKeys, matchIdentities } from './identity-match.js';
 import { inferredEdgeOf, MANIFESTS_AS_SOURCE, resolveManifestsAs } from './manifests-as.js';

@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
 import { upsertEdges, withdrawInferredEdges } from '../../graph/edges.js';
-import { listIdentityFacts } from '../../graph/resource-queries.js';
+import { listIdentityFacts } from '../../graph/resources/queries.js';
 import type { EdgeInput } from '../../model/index.js';
 import { newUpdateTag } from '../report.js';
 import {

@@ -1,7 +1,8 @@
 import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../../graph/conditions.js';
-import { existingResourceIds, findResourceIdsByAttribute } from '../../graph/resource-queries.js';
-import { markResourcesMissing, upsertResources } from '../../graph/resources.js';
+import { existingResourceIds, findResourceIdsByAttribute } from '../../graph/resources/queries.js';
+import { markResourcesMissing } from '../../graph/resources/staleness.js';
+import { upsertResources } from '../../graph/resources/upsert.js';
 import { type ProxmoxClusterKey, resourceId } from '../../model/index.js';
 import type { IngestReport } from '../report.js';
 import { ProxmoxApiError } from './client-error.js';

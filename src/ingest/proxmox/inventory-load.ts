@@ -1,6 +1,6 @@
 import type { Driver } from 'neo4j-driver';
-import { existingResourceIds } from '../../graph/resource-queries.js';
-import { markResourcesSeen } from '../../graph/resources.js';
+import { existingResourceIds } from '../../graph/resources/queries.js';
+import { markResourcesSeen } from '../../graph/resources/staleness.js';
 import { loadInventory, type LoadOptions } from '../inventory-load.js';
 import type { IngestReport } from '../report.js';
 import type { ProxmoxInventory } from './inventory-transform.js';

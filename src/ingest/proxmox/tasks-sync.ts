@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { runningEventsOnHost, upsertEvents } from '../../graph/events.js';
-import { guestKindsOfCluster } from '../../graph/resource-queries.js';
+import { guestKindsOfCluster } from '../../graph/resources/queries.js';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
 import { isoNow } from '../../graph/db/statements.js';
 import type { EventRecord } from '../../model/events.js';

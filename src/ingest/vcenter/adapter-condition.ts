@@ -1,7 +1,7 @@
 import type { Driver } from 'neo4j-driver';
 import { openCondition, resolveCondition } from '../../graph/conditions.js';
-import { existingResourceIds } from '../../graph/resource-queries.js';
-import { upsertResources } from '../../graph/resources.js';
+import { existingResourceIds } from '../../graph/resources/queries.js';
+import { upsertResources } from '../../graph/resources/upsert.js';
 import { resourceId, type ResourceInput, type VcenterServiceKey } from '../../model/index.js';
 import type { IngestReport } from '../report.js';
 import { VsphereApiError } from './client-error.js';

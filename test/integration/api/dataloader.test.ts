@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upsertEdges } from '../../../src/graph/edges.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { createLogger } from '../../../src/log.js';
 import { createGraphqlApp } from '../../../src/server/app.js';
 import { addToken, TokenStore } from '../../../src/services/token-store.js';

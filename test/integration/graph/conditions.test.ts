@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openCondition, resolveCondition, searchConditions } from '../../../src/graph/conditions.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver, scope } = useGraph();

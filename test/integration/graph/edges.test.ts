@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRelationship, relationsOf, removeRelationship, upsertEdges } from '../../../src/graph/edges.js';
 import { traverse } from '../../../src/graph/traversal.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver, scope } = useGraph();

@@ -9,7 +9,7 @@ import {
   listEvents,
   upsertEvents,
 } from '../../../src/graph/events.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, upidOf } from '../../support/proxmox-tasks.js';
 

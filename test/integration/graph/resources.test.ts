@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  getResourceById,
-  getResourcesBySlug,
-  markUnseenResourcesMissing,
-  resolveResource,
-  upsertResources,
-} from '../../../src/graph/resources.js';
+import { getResourceById, getResourcesBySlug, resolveResource } from '../../../src/graph/resources/read.js';
+import { markUnseenResourcesMissing } from '../../../src/graph/resources/staleness.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { useGraph } from '../../support/graph.js';
 
 const { driver, scope } = useGraph();

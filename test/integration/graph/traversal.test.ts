@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { traverseFrom, type TraverseView } from '../../../src/graph/traversal.js';
 import { useGraph } from '../../support/graph.js';
 

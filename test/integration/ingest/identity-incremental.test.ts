@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relationsOf } from '../../../src/graph/edges.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { createIdentityTracker } from '../../../src/ingest/identity/incremental.js';
 import type { ResourceInput } from '../../../src/model/index.js';
 import { useGraph } from '../../support/graph.js';

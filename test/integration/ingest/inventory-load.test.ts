@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { writeKindBatch } from '../../../src/graph/inventory/write.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { type InventoryRow, loadInventory } from '../../../src/ingest/inventory-load.js';
 import { createReport, type IngestReport } from '../../../src/ingest/report.js';
 import type { EdgeInput, ResourceInput } from '../../../src/model/index.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchConditions } from '../../../src/graph/conditions.js';
-import { getResourceById, listMissingResources } from '../../../src/graph/resources.js';
+import { getResourceById } from '../../../src/graph/resources/read.js';
+import { listMissingResources } from '../../../src/graph/resources/staleness.js';
 import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
 import { useGraph } from '../../support/graph.js';
 import { labRoutes, standinClient } from '../../support/proxmox-lab.js';

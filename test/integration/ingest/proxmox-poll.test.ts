@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getResourceById } from '../../../src/graph/resources.js';
+import { getResourceById } from '../../../src/graph/resources/read.js';
 import { createProxmoxPollState } from '../../../src/ingest/proxmox/poll-state.js';
 import { observe } from '../../../src/pipeline/observe.js';
 import { proxmoxSource } from '../../../src/pipeline/sources.js';

@@ -6,7 +6,7 @@ import { eventsCommand } from '../../../src/cli/events.js';
 import type { CliContext } from '../../../src/cli/context.js';
 import { loadConfig } from '../../../src/config.js';
 import { getEventsByIds } from '../../../src/graph/events.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { importVcenterEvents } from '../../../src/ingest/vcenter/events-import.js';
 import { createLogger } from '../../../src/log.js';
 import { useGraph } from '../../support/graph.js';

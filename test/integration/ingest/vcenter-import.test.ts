@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../../support/fixtures.js';
-import { getResourceById, resourceFromProperties } from '../../../src/graph/resources.js';
+import { getResourceById, resourceFromProperties } from '../../../src/graph/resources/read.js';
 import { importVcenterInventory } from '../../../src/ingest/vcenter/import.js';
 import { useGraph } from '../../support/graph.js';
 

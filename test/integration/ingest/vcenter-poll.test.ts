@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getResourceById } from '../../../src/graph/resources.js';
+import { getResourceById } from '../../../src/graph/resources/read.js';
 import { vcenterServiceId } from '../../../src/ingest/vcenter/adapter-condition.js';
 import { observe } from '../../../src/pipeline/observe.js';
 import { vcenterSource } from '../../../src/pipeline/sources.js';

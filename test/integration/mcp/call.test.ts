@@ -1,6 +1,6 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { pageOf } from '../../../src/mcp/paging.js';
 import { callTool, createMcpServer } from '../../../src/mcp/server.js';
 import { loadStartupPolicy } from '../../../src/policy/index.js';

@@ -2,7 +2,9 @@ import { DateTime } from 'luxon';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../../src/demo/run-demo.js';
 import { DEMO_SERVICES } from '../../../src/demo/story.js';
-import { declareManualResource, resetScope, upsertResources } from '../../../src/graph/resources.js';
+import { declareManualResource } from '../../../src/graph/resources/declared.js';
+import { resetScope } from '../../../src/graph/resources/demo-scope.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { newUpdateTag } from '../../../src/ingest/report.js';
 import { useGraph } from '../../support/graph.js';
 

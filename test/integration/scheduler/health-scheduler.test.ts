@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
-import { getResourceById, upsertResources } from '../../../src/graph/resources.js';
+import { getResourceById } from '../../../src/graph/resources/read.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { searchConditions } from '../../../src/graph/conditions.js';
 import { createCheck, getCheck, removeCheck } from '../../../src/graph/checks.js';
 import { createLogger } from '../../../src/log.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { AitiaError } from '../../../src/model/index.js';
 import { DEFAULT_POLICY_PATH, parsePolicy } from '../../../src/policy/index.js';
 import { reportActionTaken } from '../../../src/services/actions.js';

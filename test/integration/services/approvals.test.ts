@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { loadStartupPolicy } from '../../../src/policy/startup.js';
 import { approvals, approve, deny, requestApproval } from '../../../src/services/approvals.js';
 import { classifyAction } from '../../../src/services/gate.js';

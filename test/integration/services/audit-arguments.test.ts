@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { loadStartupPolicy } from '../../../src/policy/startup.js';
 import { reportActionTaken } from '../../../src/services/actions.js';
 import { approve, deny, requestApproval } from '../../../src/services/approvals.js';

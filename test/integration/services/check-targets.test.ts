@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { createCheck } from '../../../src/services/checks.js';
 import { useGraph } from '../../support/graph.js';
 import { checkNetworkAllowing } from '../../support/probe-target.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { createCheck } from '../../../src/services/checks.js';
 import { useGraph } from '../../support/graph.js';
 import { auditOf, principalOf, serviceDeps } from '../../support/services.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { loadStartupPolicy } from '../../../src/policy/startup.js';
 import { classifyAction, policy } from '../../../src/services/gate.js';
 import { useGraph } from '../../support/graph.js';

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { inject, afterAll, describe, expect, it } from 'vitest';
 import { createDriver } from '../../../src/graph/db/driver.js';
 import { installationSecret } from '../../../src/graph/installation-secret.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { boundInputsOf, canonicalJson } from '../../../src/policy/index.js';
 import { loadStartupPolicy } from '../../../src/policy/startup.js';
 import { approve, requestApproval } from '../../../src/services/approvals.js';

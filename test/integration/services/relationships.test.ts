@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRelationship as declareEdge, relationsOf } from '../../../src/graph/edges.js';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { createRelationship, removeRelationship } from '../../../src/services/relationships.js';
 import { useGraph } from '../../support/graph.js';
 import { auditOf, principalOf, serviceDeps } from '../../support/services.js';

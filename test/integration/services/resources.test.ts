@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { resolveInputRef, resolveRef } from '../../../src/services/resources.js';
 import { useGraph } from '../../support/graph.js';
 import { serviceDeps } from '../../support/services.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upsertResources } from '../../../src/graph/resources.js';
+import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { noneAttribution } from '../../../src/model/index.js';
 import { explainTransition, narrativeInZone, transitions } from '../../../src/services/transitions.js';
 import { useGraph } from '../../support/graph.js';

@@ -1,6 +1,6 @@
 import neo4j from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { identityResource, resourceFromProperties } from '../../../src/graph/resources.js';
+import { identityResource, resourceFromProperties } from '../../../src/graph/resources/read.js';
 import { toPlain } from '../../../src/graph/db/statements.js';
 
 describe('resource records from what Neo4j sends', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IdentityFacts } from '../../../../src/graph/resource-queries.js';
+import type { IdentityFacts } from '../../../../src/graph/resources/queries.js';
 import { matchIdentities } from '../../../../src/ingest/identity/identity-match.js';
 
 const fact = (id: string, over: Partial<IdentityFacts> = {}): IdentityFacts => ({

@@ -1,13 +1,14 @@
-import type { Driver } from 'neo4j-driver';
-
 /**
  * What the demo owns in a shared Neo4j: the resources its own passes wrote and no one has observed
  * since. Each demo pass stamps what it wrote (`demoTag` = the pass's updateTag, `demoSeen` = its
  * lastSeen); every real observation rewrites `updateTag` (a provider pass) or `lastSeen` (a
  * declaration, a pass that only confirms), so a resource a real source has seen is no longer the
  * demo's, whatever its id. Nothing here trusts an id prefix or a scope marker: a real cluster
- * named like the demo's lives under the same prefix.
+ * named like the demo's lives under the same prefix. resetScope, last, deletes a whole scope
+ * whoever wrote it: only tests clean up that way.
  */
+import { badInput } from '../../model/index.js';
+import type { Driver } from 'neo4j-driver';
 
 /** A resource is the demo's: stamped by a demo pass and seen by nothing else since. */
 const OWNED = 'r.demoTag IS NOT NULL AND r.demoTag = r.updateTag AND r.demoSeen = r.lastSeen';
@@ -72,4 +73,32 @@ export async function resetDemoScope(
   // The scope marker of earlier versions claimed the whole prefix; ownership is per node now.
   await driver.executeQuery('MATCH (m:DemoScope {prefix: $prefix}) DELETE m', { prefix });
   return deleted;
+}
+
+/**
+ * Deletes everything of one scope: resources whose id starts with one of `prefixes` or is one of
+ * `ids`, and the events, transitions, conditions, checks and cursors that belong to them, whoever
+ * wrote them. Only for tests' clean-up: the demo deletes only its own (resetDemoScope).
+ * Refuses a prefix that is not a whole scope.
+ */
+export async function resetScope(
+  driver: Driver,
+  prefixes: readonly string[],
+  ids: readonly string[] = [],
+): Promise<number> {
+  for (const p of prefixes)
+    if (!/^(proxmox|vcenter|manual):[^\s]+\/$/.test(p))
+      throw badInput('prefixes', `${p} must be a scope ending in / (e.g. proxmox:homelab/)`);
+  let deleted = 0;
+  for (;;) {
+    const { records } = await driver.executeQuery(
+      `MATCH (n) WHERE any(p IN $prefixes WHERE n.id STARTS WITH p OR n.resourceId STARTS WITH p OR n.hostId STARTS WITH p)
+          OR n.id IN $ids OR n.resourceId IN $ids
+       WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n`,
+      { prefixes: [...prefixes], ids: [...ids] },
+    );
+    const n = Number(records[0]?.get('n') ?? 0);
+    deleted += n;
+    if (n === 0) return deleted;
+  }
 }

@@ -1,3 +1,7 @@
+/**
+ * Read queries over many resources: the filtered, paged listing, lookups ingest makes (ids stored,
+ * ids by attribute, a host, guest kinds, identity facts) and the health summary of a scope.
+ */
 import {
   ATTRIBUTE_PREFIX,
   AttributeKeySchema,
@@ -14,11 +18,11 @@ import {
   STATES,
   CONDITION_TYPES,
   type ConditionType,
-} from '../model/index.js';
+} from '../../model/index.js';
 import type { Driver } from 'neo4j-driver';
-import { resourceFromProperties } from './resources.js';
-import { int, toPlain, MAX_PAGE_SIZE } from './db/statements.js';
-import { depthQuantifier, impactHops } from './traversal.js';
+import { resourceFromProperties } from './read.js';
+import { int, toPlain, MAX_PAGE_SIZE } from '../db/statements.js';
+import { depthQuantifier, impactHops } from '../traversal.js';
 
 export interface ResourceFilter {
   kind?: Kind | null;
