@@ -2,6 +2,13 @@
  * A small, strict XML reader for SOAP answers: elements, attributes, text, CDATA, comments and the
  * five named entities plus numeric references. No DTDs, no external entities (nothing is fetched or
  * expanded beyond those), so a hostile answer can do no more than be malformed. Pure.
+ *
+ * Kept over fast-xml-parser 5.12 (preserveOrder, its nodes turned into these elements; measured on
+ * the 11 answers, 338 KB, of a vcsim inventory and event read, 1,000 passes on a shared 2-core
+ * machine): 3.7–4.1 ms a pass here, 17.6 ms there without its validator and 40.8 ms with it, which
+ * a malformed answer needs to be an error at all; the unit tests' three documents, 1,000 times:
+ * 32 ms here, 49 and 101 ms there. Nor does it keep what this refuses: it expands a DOCTYPE's entities, keeps
+ * `&e;` as text, takes `<a/><b/>` as one root, and decodes no numeric references by default.
  */
 
 /** One element: its local name (namespace prefix dropped), attributes as written, children and text. */
