@@ -13,7 +13,7 @@ const ms = (min: number, dflt: number) => z.coerce.number().int().min(min).max(6
 
 /**
  * Every environment variable aitia reads, parsed once at start. Names are fixed by DESIGN.md
- * "Conventions"; the README's configuration table is checked against this schema by a test.
+ * "Conventions"; the configuration table in docs/operations.md is checked against this schema by a test.
  */
 export const ENV_SCHEMA = z.object({
   NEO4J_URI: z

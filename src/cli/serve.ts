@@ -115,9 +115,9 @@ export const serveCommand: CliCommand = {
     ctx.print(
       `aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`,
     );
-    if (demo) ctx.print('aitia: demo loaded — try the README walkthrough with the agent token above (Ctrl-C to stop)');
+    if (demo) ctx.print('aitia: demo loaded — try docs/tutorial.md with the agent token above (Ctrl-C to stop)');
     // Replicas share one Neo4j: each leader-only loop runs under a lease named in the graph, so one
-    // replica polls each source and one runs the health checks (README "Running more than one").
+    // replica polls each source and one runs the health checks (docs/operations.md, "Running more than one").
     const lease = { holder: config.replicaId, seconds: config.leaseSeconds };
     log.info({ replica: lease.holder, leaseSeconds: lease.seconds }, 'replica: leader-only loops run under leases');
     // Every configured source (sources file and single-source variables), each on its own timer:

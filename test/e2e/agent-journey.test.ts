@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => srv?.close());
 
-describe('an agent with only a token and the README', () => {
+describe('an agent with only a token and the docs', () => {
   it('finds vm:<name> with its kind-specific state', async () => {
     const { status, body } = await srv.gql(
       srv.tokens.agent,

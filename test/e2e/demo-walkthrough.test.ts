@@ -14,13 +14,12 @@ let interpreted: TestServer;
 let demo: DemoResult;
 const printed: string[] = [];
 
-/** The walkthrough's operations and answers, in README order: each `query '…'` block and the json block after it. */
+/** The tutorial's operations and answers, in its order: each `query '…'` block and the json block after it. */
 function walkthrough(): Array<{ title: string; operation: string; answer: string }> {
-  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Your first ten minutes'), readme.indexOf('## Reference'));
+  const tutorial = readFileSync(join(process.cwd(), 'docs', 'tutorial.md'), 'utf8');
   const steps = [
-    ...section.matchAll(
-      /### (\d\. [^\n]+)[\s\S]*?```sh\nnode dist\/src\/main\.js query '([\s\S]*?)'\n```\s*```json\n([\s\S]*?)\n```/g,
+    ...tutorial.matchAll(
+      /^## (\d\. [^\n]+)[\s\S]*?```sh\nnode dist\/src\/main\.js query '([\s\S]*?)'\n```\s*```json\n([\s\S]*?)\n```/gm,
     ),
   ];
   return steps.map((m) => ({ title: m[1]!, operation: m[2]!, answer: m[3]! }));
@@ -75,12 +74,12 @@ describe('the demo homelab', () => {
   });
 
   const steps = walkthrough();
-  it('the README has the five walkthrough steps', () => {
+  it('docs/tutorial.md has the five walkthrough steps', () => {
     expect(steps.map((s) => s.title.slice(0, 2))).toEqual(['1.', '2.', '3.', '4.', '5.']);
   });
 
   // In order: step 4 records an edge, as the reader does.
-  it.each(steps)('README walkthrough $title gives exactly the printed answer', async ({ operation, answer }) => {
+  it.each(steps)('tutorial step $title gives exactly the printed answer', async ({ operation, answer }) => {
     const { status, body } = await srv.gql(srv.tokens.agent, operation);
     expect(status).toBe(200);
     // As `aitia query` prints it: the same text, key order included.

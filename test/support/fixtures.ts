@@ -3,8 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Everything a test reads lives in the repository, under `test/fixtures/` (provenance in its
- * README). Resolved from this file, not the working directory, so a test runs from anywhere.
+ * Everything a test reads lives in the repository, under `test/fixtures/` (provenance in
+ * test/fixtures/README.md). Resolved from this file, not the working directory, so a test runs from anywhere.
  */
 export const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findPackageRoot } from '../../src/package-root.js';
 
 /**
- * Imports point down the data flow (README "Layout"): provider → ingest → graph → pipeline
+ * Imports point down the data flow (docs/architecture.md, "What may import what"): provider → ingest → graph → pipeline
  * (correlator, gate) → services → API surfaces. Read from the code's own import statements.
  */
 const root = findPackageRoot();

@@ -178,10 +178,9 @@ describe('the MCP tool registry', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/mcp.md', () => {
   it('lists every tool with its permission, the roles that hold it and its GraphQL field', () => {
-    const readme = readFileSync(join(findPackageRoot(), 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## MCP'), readme.indexOf('## Configuration'));
+    const section = readFileSync(join(findPackageRoot(), 'docs', 'mcp.md'), 'utf8');
     const rows = [...section.matchAll(/^\| `([a-z_]+)` \| [^|]+ \| `([a-z:-]+)` \| ([a-z, ]+) \| `(\w+)` \|$/gm)].map(
       (m) => ({ name: m[1], permission: m[2], roles: m[3]!.split(', '), graphql: m[4] }),
     );

@@ -32,9 +32,12 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
-  it('every variable is documented in the README configuration table with its default', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'));
+  it('every variable is documented in the configuration table of docs/operations.md with its default', () => {
+    const operations = readFileSync(join(root, 'docs', 'operations.md'), 'utf8');
+    const start = operations.indexOf('## Configuration');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const end = operations.indexOf('\n## ', start + 1);
+    const table = operations.slice(start, end < 0 ? undefined : end);
     const rows = new Map([...table.matchAll(/^\| `([A-Z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]));
     expect([...rows.keys()].sort()).toEqual([...ENV_NAMES].sort());
     for (const [name, schema] of Object.entries(ENV_SCHEMA.shape)) {
