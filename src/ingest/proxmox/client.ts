@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import pLimit from 'p-limit';
 import {
   ProxmoxApiError,
   isRetryable,
@@ -59,23 +60,6 @@ interface RawAnswer {
   retryAfter: string | null;
 }
 
-/** A counting semaphore: `run` waits for one of `limit` places. */
-function limiter(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async function run<T>(fn: () => Promise<T>): Promise<T> {
-    if (active >= limit) await new Promise<void>((r) => waiting.push(r));
-    else active++;
-    try {
-      return await fn();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Builds a client; TLS is verified unless `insecure` is set. A CA file that cannot be read fails here. */
@@ -99,7 +83,8 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
   const backoffMs = options.backoffMs ?? 300;
   const maxBody = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
-  const slot = limiter(maxConcurrent);
+  // One place per attempt, first come first served (p-limit's queue): a retry waits its turn again.
+  const slot = pLimit(Math.ceil(maxConcurrent));
   const counts = emptyRequestCounts();
   // After a 429/503 every request waits until then: the whole source backs off, not one call.
   let pausedUntil = 0;
