@@ -46,6 +46,14 @@ import { num, readQuery } from './statements.js';
  * statement each text's are renamed apart, and a second set of them runs on its own). Waiting for
  * a fuller statement was measured and dropped: at most 4 callers per statement, or at most 1–2
  * statements of a read in flight, gained nothing on bench:load (fewer req/s for the former).
+ *
+ * Not DataLoader (already a dependency, for the resolvers): its batch function settles every caller
+ * of a turn together, from one array, while a turn here is several statements that settle on their
+ * own (a lone caller's, a text's batched one, the shared one, a text not yet a member); under it
+ * each caller would wait for the turn's slowest statement. And the shared statement crosses texts,
+ * so it would be one loader keyed by text and parameters, with the grouping, the MAX_BATCH split,
+ * the members and the per-caller retry of a refused statement all still here: what it would
+ * replace is the turn's queue, a Map and a setImmediate.
  */
 
 /** Callers per statement at most: larger sets are split (a bound on one statement's result). */
