@@ -10,7 +10,7 @@ import { AitiaError, badInput } from '../model/index.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { withNeo4jDeadline } from '../services/deadline.js';
 import { can, type Principal } from '../services/permissions.js';
-import { PAGE } from './schemas.js';
+import { PAGE } from './inputs.js';
 import { type Tool, TOOLS } from './tools.js';
 
 /** No tool answer is larger than this much JSON; a larger one is refused with how to narrow it. */

@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { ApprovalStatusSchema, AutonomyModeSchema, GrantRefusalCodeSchema } from '../model/index.js';
-import { AfterArg, ClassifyActionIn, FirstArg } from './schemas.js';
+import { Time } from './records.js';
 
 /*
- * The approval tools' input and output schemas: asking for an approval, deciding it, redeeming its
- * grant, and the kill switch. The action fields are classify_action's, so a grant is redeemed with
- * exactly what was asked.
+ * The approval tools' answers: an approval request, a decision with its grants, a redeemed grant,
+ * the kill switch, an authorization and a replayed decision. Their inputs are in inputs.ts.
  */
-
-const Time = z.string().describe('ISO-8601, UTC.');
 
 export const ApprovalOut = z.object({
   id: z.string(),
@@ -39,22 +36,8 @@ export const ApprovalOut = z.object({
   authorizationId: z.string().nullable(),
 });
 
-const ActionFields = ClassifyActionIn.partial({ target: true, action: true });
-
-export const RequestApprovalIn = ActionFields.extend({
-  reason: z.string().min(1, 'must say why').describe('Why the action is needed: the operator reads it.'),
-  steps: z
-    .array(ClassifyActionIn)
-    .optional()
-    .describe('A plan: ordered steps (omit target/action). A destructive step always needs its own approval.'),
-});
 export const RequestApprovalOut = z.object({ approvals: z.array(ApprovalOut).describe('Pending, in step order.') });
 
-export const ApproveIn = z.strictObject({
-  id: z.string().min(1).describe('An approval id, or a plan id (grants its non-destructive steps).'),
-  confirmTarget: z.string().optional().describe("operator_confirmed approvals: the target's name."),
-});
-export const DenyIn = z.strictObject({ id: z.string().min(1), reason: z.string().min(1) });
 export const DecisionOut = z.object({
   approvals: z.array(ApprovalOut),
   grants: z
@@ -62,17 +45,8 @@ export const DecisionOut = z.object({
     .describe('Each grant token, shown this once.'),
 });
 
-export const ApprovalsIn = z.strictObject({
-  status: ApprovalStatusSchema.optional(),
-  first: FirstArg,
-  after: AfterArg,
-});
 export const ApprovalsOut = z.object({ approvals: z.array(ApprovalOut), nextCursor: z.string().nullable() });
 
-export const RedeemGrantIn = z.strictObject({
-  token: z.string().min(1).describe('The grant token approve returned.'),
-  input: ClassifyActionIn.describe('Exactly the action that was approved.'),
-});
 export const RedeemGrantOut = z.object({
   authorized: z.boolean(),
   authorizationId: z.string().nullable(),
@@ -83,7 +57,6 @@ export const RedeemGrantOut = z.object({
     .describe('The failed check; nothing was used up.'),
 });
 
-export const SetAutonomyIn = z.strictObject({ mode: AutonomyModeSchema, reason: z.string().min(1) });
 export const AutonomyOut = z.object({
   mode: AutonomyModeSchema,
   setBy: z.string().nullable(),
@@ -105,9 +78,6 @@ export const ActionAuthorizedOut = z.object({
   policyDigest: z.string(),
 });
 
-export const ReplayDecisionIn = z.strictObject({
-  id: z.string().min(1).describe('A decisionId classify_action returned.'),
-});
 export const ReplayDecisionOut = z.object({
   id: z.string(),
   identical: z.boolean(),

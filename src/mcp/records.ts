@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import {
+  ActorKindSchema,
+  AttributionConfidenceSchema,
+  CheckKindSchema,
+  CheckResultStatusSchema,
+  ConditionStatusSchema,
+  ConditionTypeSchema,
+  EdgeConfidenceSchema,
+  EventTypeSchema,
+  HealthSchema,
+  KindSchema,
+  LifecycleSchema,
+  ProvenanceSchema,
+  ProviderSchema,
+  RelationshipTypeSchema,
+  RoleSchema,
+  StatusClassSchema,
+  SurfaceSchema,
+  type TransitionDecisionKind,
+} from '../model/index.js';
+import type { AuditEntry } from '../services/audit.js';
+import { APPROVAL_REQUIREMENTS, AUTONOMY_LEVELS, type Classification, RISK_CLASSES } from '../services/gate.js';
+import type { StateAt } from '../services/transitions.js';
+
+/*
+ * What the MCP tools' answers are made of, from the model's vocabularies: a resource, an edge, an
+ * attribution, a transition, a condition, a check, a past state, the gate's classification, an audit entry.
+ * Every answer is parsed with its output schema before it leaves (unknown fields are dropped), and
+ * the JSON Schemas of `tools/list` are generated from them.
+ */
+
+/** A zod enum over every value of a closed union type: the record makes the list exhaustive. */
+function closedEnum<T extends string>(values: Record<T, true>) {
+  return z.enum(Object.keys(values) as [T, ...T[]]);
+}
+
+export const Time = z.string().describe('ISO-8601, UTC.');
+export const NextCursor = z
+  .string()
+  .nullable()
+  .describe('Pass as `after` (with the same other arguments) for the next page; null on the last page.');
+
+const RiskClassSchema = z
+  .enum(RISK_CLASSES)
+  .describe('From harmless to irreversible: read_only < reversible_low < config_mutation < destructive.');
+
+export const ResourceOut = z.object({
+  id: z.string(),
+  kind: KindSchema,
+  provider: ProviderSchema,
+  name: z.string(),
+  slug: z.string().describe('kind:name, what agents type (vm:web01).'),
+  state: z.string().describe("A state of the kind's closed enum; `unknown` when the provider's word has no mapping."),
+  rawState: z.string().nullable().describe("The provider's own word for the state."),
+  lifecycle: LifecycleSchema,
+  health: HealthSchema,
+  attributes: z.record(z.string(), z.unknown()),
+  lastCheckAt: Time.nullable(),
+  firstSeen: Time.nullable(),
+  lastSeen: Time.nullable(),
+  missingSince: Time.nullable(),
+});
+
+/** A resource named inside another answer: enough to recognise it and ask for more. */
+export const ResourceRefOut = ResourceOut.pick({
+  id: true,
+  slug: true,
+  kind: true,
+  name: true,
+  state: true,
+  health: true,
+  lifecycle: true,
+});
+
+export const EdgeOut = z.object({
+  type: RelationshipTypeSchema,
+  fromId: z.string(),
+  toId: z.string(),
+  provenance: ProvenanceSchema,
+  source: z.string().describe('Who asserted it: an ingester (proxmox:lab), a resolver rule, or a principal.'),
+  rule: z.string().nullable(),
+  confidence: EdgeConfidenceSchema.nullable(),
+  evidence: z.string().nullable(),
+  firstSeen: Time.nullable(),
+  lastSeen: Time.nullable(),
+  missingSince: Time.nullable().describe('Set when a complete sync no longer saw this observed edge (stale).'),
+});
+
+const AttributionEventOut = z.object({
+  id: z.string(),
+  role: closedEnum<'cause' | 'request'>({ cause: true, request: true }),
+  type: EventTypeSchema,
+  rawType: z.string(),
+  actor: z.string().nullable(),
+  actorKind: ActorKindSchema,
+  node: z.string().nullable(),
+  startedAt: Time,
+  endedAt: Time.nullable(),
+  statusClass: StatusClassSchema,
+  statusText: z.string().nullable(),
+  summary: z.string(),
+});
+
+export const AttributionOut = z.object({
+  confidence: AttributionConfidenceSchema,
+  actor: z.string().nullable().describe('Who is credited: the requester when the HA manager executed for someone.'),
+  actorKind: ActorKindSchema.nullable(),
+  requestedBy: z.string().nullable(),
+  executor: z.string().nullable(),
+  executorKind: ActorKindSchema.nullable(),
+  deltaSeconds: z.number().nullable(),
+  expectedType: z.boolean(),
+  consideredEvents: z.number().int(),
+  lookbackSeconds: z.number().int(),
+  reason: z.string(),
+  events: z.array(AttributionEventOut),
+});
+
+export const TransitionDecisionOut = z.object({
+  decision: closedEnum<TransitionDecisionKind>({ suppress: true, annotate: true, open_incident: true }),
+  reasons: z.array(z.string()),
+  wouldHaveSuppressed: z.string().nullable().default(null),
+});
+
+export const TransitionOut = z.object({
+  id: z.string(),
+  resourceId: z.string(),
+  kind: KindSchema,
+  from: z.string(),
+  to: z.string(),
+  rawFrom: z.string().nullable(),
+  rawTo: z.string().nullable(),
+  observedAt: Time,
+  observer: z.string(),
+  attribution: AttributionOut,
+  decision: TransitionDecisionOut,
+  narrative: z.string().describe('The incident sentence, in UTC.'),
+});
+
+export const ConditionOut = z.object({
+  id: z.string(),
+  type: ConditionTypeSchema,
+  status: ConditionStatusSchema,
+  resourceId: z.string(),
+  openedAt: Time,
+  resolvedAt: Time.nullable(),
+  evidence: z.unknown(),
+  attribution: z.unknown().describe('The attribution of the transition that caused it, when one did.'),
+});
+
+const CheckResultOut = z.object({
+  status: CheckResultStatusSchema,
+  at: Time,
+  durationMs: z.number().int(),
+  reason: z.string().nullable(),
+  unreachable: z.boolean(),
+});
+
+export const CheckOut = z.object({
+  id: z.string(),
+  resourceId: z.string(),
+  kind: CheckKindSchema,
+  spec: z.record(z.string(), z.unknown()),
+  target: z.string().describe('What is probed: the URL, host:port, qemu_guest_agent, or state.'),
+  intervalSeconds: z.number().int(),
+  critical: z.boolean(),
+  createdBy: z.string(),
+  createdAt: Time,
+  lastRunAt: Time.nullable(),
+  nextDueAt: Time.nullable(),
+  failing: z.boolean().describe('Failed K times in a row and not yet passed K times: keeps check_failing open.'),
+  unreachable: z.boolean(),
+  latest: CheckResultOut.nullable(),
+  results: z.array(CheckResultOut).describe('Newest first, as many as the scheduler keeps (20 by default).'),
+});
+
+export const ClassificationOut = z.object({
+  riskClass: RiskClassSchema,
+  autonomy: z.enum(AUTONOMY_LEVELS).describe('auto: go ahead; escalate: an operator approves first; never: refused.'),
+  approval: z.enum([...APPROVAL_REQUIREMENTS, 'not_approvable']),
+  matchedRule: z
+    .object({
+      index: z.number().int(),
+      entityType: z.string(),
+      action: z.string(),
+      scopeEntity: z.string().nullable(),
+      riskClass: RiskClassSchema,
+      autonomyLevel: z.enum(AUTONOMY_LEVELS),
+      matchedBy: closedEnum<NonNullable<Classification['matchedRule']>['matchedBy']>({
+        scope_entity: true,
+        type: true,
+        ancestor: true,
+      }),
+    })
+    .nullable()
+    .describe('null when no rule covers the action: it then fails closed (escalate, reason "no rule").'),
+  reasons: z.array(z.string()),
+  preflight: z.array(z.object({ check: z.string(), ok: z.boolean(), blocking: z.boolean(), message: z.string() })),
+  blocked: z.boolean().describe('A blocking preflight failed: fix the cause or pick another target.'),
+  policyDigest: z.string(),
+  decisionId: z.string().optional().describe('The recorded decision: replay_decision re-runs it.'),
+  target: z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    kind: KindSchema.nullable(),
+    entityType: z.string().nullable(),
+    lifecycle: LifecycleSchema,
+    inGraph: z.boolean(),
+    notes: z.array(z.string()),
+    resource: ResourceRefOut.nullable(),
+  }),
+});
+
+export const StateAtOut = z.object({
+  resourceId: z.string(),
+  at: Time,
+  state: z.string(),
+  basis: closedEnum<StateAt['basis']>({
+    transition: true,
+    before_first_transition: true,
+    current_state: true,
+    unknown: true,
+  }),
+  transition: TransitionOut.nullable(),
+  reason: z.string(),
+});
+
+export const AuditEntryOut = z.object({
+  id: z.string(),
+  at: Time,
+  principal: z.string(),
+  role: RoleSchema,
+  operation: z.string(),
+  targetIds: z.array(z.string()),
+  outcome: closedEnum<AuditEntry['outcome']>({ ok: true, refused: true, error: true }),
+  detail: z.string().nullable(),
+  via: SurfaceSchema.nullable(),
+  arguments: z.string().nullable(),
+});
