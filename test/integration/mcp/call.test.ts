@@ -97,6 +97,23 @@ describe('callTool', () => {
     await expect(callTool(deps, operator, 'drop_everything', {})).rejects.toBeInstanceOf(ProtocolError);
   });
 
+  it('takes the arguments its GraphQL field takes: transitions filters by confidence, decision, actor and actorKind', async () => {
+    const { deps } = graphDeps();
+    const agent = principalOf(scope, 'agent');
+    const filters = {
+      resourceId: web,
+      confidence: 'high',
+      decision: 'annotate',
+      actor: 'alice@pve',
+      actorKind: 'human',
+    };
+    const found = await callTool(deps, agent, 'transitions', filters);
+    expect(found.isError).toBeUndefined();
+    expect(found.structuredContent).toEqual({ transitions: [], nextCursor: null });
+    const bad = errorOf(await callTool(deps, agent, 'transitions', { confidence: 'sure' }));
+    expect(bad).toMatchObject({ code: 'BAD_USER_INPUT', field: 'confidence' });
+  });
+
   it('builds a server per principal', () => {
     const { deps } = graphDeps();
     const agent = principalOf(scope, 'agent');
