@@ -3,13 +3,15 @@
  * time, speaking GraphQL over loopback like agents do. The read mix: resource by slug, dependents
  * to depth 3, transitions of a resource. The mixed phase adds what writes: classifyAction (a
  * recorded decision and an audit line per question) and an idempotent createRelationship (audited).
- * Four phases in one run: reads, reads again (memory must stay flat across the two), the reads on
- * a second server of the same service that runs every operation on graphql-js (what compiled
- * operations save), then the mix — compared side by side: throughput, p50/p99 per operation,
- * errors, Neo4j statements and CPU per request (aitia, the agents, Neo4j), and the service's RSS
- * before and after each phase and its live heap after it (a full GC first). The agents run in a process of their own
- * (bench/load-agents.ts), so their HTTP client work does not share the service's event loop, and
- * speak HTTP/1.1 keep-alive through node:http (fetch costs the shared cores ~2× as much per request).
+ * Five phases in one run: reads, reads again (memory must stay flat across the two), the reads on
+ * a second server whose reads go without the shared statement of coalesced reads (what sharing one
+ * statement across texts saves; src/graph/db/coalesced-read.ts), the reads on a third that runs
+ * every operation on graphql-js (what compiled operations save), then the mix — compared side by
+ * side: throughput, p50/p99 per operation, errors, Neo4j statements and CPU per request (aitia,
+ * the agents, Neo4j), and the service's RSS before and after each phase and its live heap after it
+ * (a full GC first). The agents run in a process of their own (bench/load-agents.ts), so their HTTP
+ * client work does not share the service's event loop, and speak HTTP/1.1 keep-alive through
+ * node:http (fetch costs the shared cores ~2× as much per request).
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
@@ -21,6 +23,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setSharedStatement } from '../src/graph/db/coalesced-read.js';
 import { countingDriver } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
 import { upsertResources } from '../src/graph/resources/upsert.js';
@@ -119,6 +122,11 @@ try {
   // The same service with every operation on graphql-js's executor, for the comparison phase.
   const interpreted = createHttpServer(deps, new TokenStore(tokensFile), { compileAfter: Infinity });
   const { url: interpretedUrl } = await listen(interpreted, '127.0.0.1', 0);
+  // The same service over the same pool, its reads without the shared statement (a driver of its own).
+  const countingUnshared = countingDriver(neo.driver);
+  setSharedStatement(countingUnshared.driver, false);
+  const unshared = createHttpServer({ ...deps, driver: countingUnshared.driver }, new TokenStore(tokensFile));
+  const { url: unsharedUrl } = await listen(unshared, '127.0.0.1', 0);
 
   // The agents run in their own process (bench/load-agents.ts), as real agents would.
   // A plain Node: not this process's flags (the service's heap tuning, a profiler).
@@ -167,13 +175,13 @@ try {
   }
 
   /** AGENTS loops, each issuing one request after another until the phase's time is up. */
-  async function phase(label: string, ops: string[], at?: string): Promise<Phase> {
+  async function phase(label: string, ops: string[], at?: string, counter = counting): Promise<Phase> {
     const rssBefore = rssMb();
     const cpuBefore = process.cpuUsage();
     const neoCpuBefore = neo.cpuMs();
-    counting.reset();
+    counter.reset();
     const report = await ask({ ops, agents: AGENTS, seconds: SECONDS, ...(at ? { url: at } : {}) });
-    const statementCount = counting.count();
+    const statementCount = counter.count();
     const cpu = process.cpuUsage(cpuBefore);
     const neoCpuAfter = neo.cpuMs();
     const perOp = new Map(Object.entries(report.perOp));
@@ -211,16 +219,19 @@ try {
   }
   await ask({ ops: MIXED, agents: AGENTS, count: AGENTS * 40 });
   await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: interpretedUrl });
+  await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: unsharedUrl });
 
   const reads1 = await phase('reads', READS);
   const reads2 = await profiled(() => phase('reads again', READS));
+  // The read mix once more, each text's callers as their own statement: what the shared one saves.
+  const readsUnshared = await phase('reads, unshared', READS, unsharedUrl, countingUnshared);
   // The read mix once more, on graphql-js's executor alone (src/server/executor.ts compiles an
   // operation from its second run): what the compiled code saves, in this run.
   const readsJs = await phase('reads, graphql-js', READS, interpretedUrl);
   const mixed = await phase('reads + writes', MIXED);
   child.send({ exit: true });
   child = undefined;
-  for (const s of [server, interpreted]) {
+  for (const s of [server, interpreted, unshared]) {
     s.closeAllConnections();
     s.close();
   }
@@ -231,7 +242,7 @@ try {
   console.log(
     'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   live heap MB',
   );
-  for (const p of [reads1, reads2, readsJs, mixed]) {
+  for (const p of [reads1, reads2, readsUnshared, readsJs, mixed]) {
     console.log(
       `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(10)} / ${fmt(p.agentsCpuMsPerRequest)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(14)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
     );
@@ -255,11 +266,16 @@ try {
   console.log(
     `\ncompiled operations vs graphql-js alone (reads again vs reads, graphql-js): aitia CPU per request ${fmt(reads2.cpuMsPerRequest)} vs ${fmt(readsJs.cpuMsPerRequest)} ms, ${fmt(100 * saved, 0)} % less relative to the agents' CPU per request; ${fmt(reads2.rps, 0)} vs ${fmt(readsJs.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsJs.p99, 1)} ms`,
   );
-  const errors = reads1.errors + reads2.errors + readsJs.errors + mixed.errors;
-  const firstError = reads1.firstError ?? reads2.firstError ?? readsJs.firstError ?? mixed.firstError;
+  const neoMs = (p: Phase) => (p.neoCpuMsPerRequest === null ? 'na' : fmt(p.neoCpuMsPerRequest));
+  console.log(
+    `shared statement on vs off (reads again vs reads, unshared): ${fmt(reads2.rps, 0)} vs ${fmt(readsUnshared.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsUnshared.p99, 1)} ms, ${fmt(reads2.statementsPerRequest)} vs ${fmt(readsUnshared.statementsPerRequest)} statements and ${neoMs(reads2)} vs ${neoMs(readsUnshared)} Neo4j CPU ms per request`,
+  );
+  const all = [reads1, reads2, readsUnshared, readsJs, mixed];
+  const errors = all.reduce((n, p) => n + p.errors, 0);
+  const firstError = all.find((p) => p.firstError !== null)?.firstError ?? null;
   if (errors > 0) console.log(`\nfirst error: ${firstError}`);
   console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)} graphql_js_read_rps=${fmt(readsJs.rps, 0)} graphql_js_read_p99_ms=${fmt(readsJs.p99, 1)} graphql_js_read_cpu_ms_per_req=${fmt(readsJs.cpuMsPerRequest)} compiled_cpu_saved_pct=${fmt(100 * saved, 0)}`,
+    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)} graphql_js_read_rps=${fmt(readsJs.rps, 0)} graphql_js_read_p99_ms=${fmt(readsJs.p99, 1)} graphql_js_read_cpu_ms_per_req=${fmt(readsJs.cpuMsPerRequest)} compiled_cpu_saved_pct=${fmt(100 * saved, 0)} shared_on_rps=${fmt(reads2.rps, 0)} shared_off_rps=${fmt(readsUnshared.rps, 0)} shared_on_p99_ms=${fmt(reads2.p99, 1)} shared_off_p99_ms=${fmt(readsUnshared.p99, 1)} shared_on_statements_per_req=${fmt(reads2.statementsPerRequest)} shared_off_statements_per_req=${fmt(readsUnshared.statementsPerRequest)} shared_on_neo4j_cpu_ms_per_req=${neoMs(reads2)} shared_off_neo4j_cpu_ms_per_req=${neoMs(readsUnshared)}`,
   );
 } finally {
   child?.kill();

@@ -63,6 +63,19 @@ const pendingByDriver = new WeakMap<Driver, Map<string, Group>>();
 const batchedText = new Map<string, string>();
 /** One driver's shared statement (plans are Neo4j's, so per driver). */
 const sharedByDriver = new WeakMap<Driver, SharedStatement>();
+/** Drivers whose reads go without the shared statement (setSharedStatement). */
+const unshared = new WeakSet<Driver>();
+
+/**
+ * Turns the shared statement off (or on again) for reads through `driver`: each text's callers then
+ * go as their own batched statement, as before the shared statement. On unless turned off; for
+ * comparing the two in one run (bench:load passes a driver with it off to a second server).
+ */
+export function setSharedStatement(driver: Driver, on: boolean): void {
+  if (on) unshared.delete(driver);
+  else unshared.add(driver);
+}
+
 /**
  * Runs the read `cypher` with `params`, sharing one statement with concurrent callers of the same
  * text whose parameters differ only in `perCall`, and with concurrent reads of other texts.
@@ -94,14 +107,18 @@ export function coalescedRead(
 function flush(driver: Driver, pending: Map<string, Group>): void {
   const groups = [...pending.values()];
   pending.clear();
-  let statement = sharedByDriver.get(driver);
-  if (!statement) sharedByDriver.set(driver, (statement = { members: [], text: null }));
-  admit(statement, groups);
-  const { members } = statement;
   const all: Unit[] = [];
   for (const group of groups)
     for (let i = 0; i < group.waiting.length; i += MAX_BATCH)
       all.push({ group, waiting: group.waiting.slice(i, i + MAX_BATCH) });
+  if (unshared.has(driver)) {
+    for (const unit of all) void runUnit(driver, unit);
+    return;
+  }
+  let statement = sharedByDriver.get(driver);
+  if (!statement) sharedByDriver.set(driver, (statement = { members: [], text: null }));
+  admit(statement, groups);
+  const { members } = statement;
   // One unit per text in the shared statement, which carries at most MAX_BATCH callers: the
   // smallest first, so one large text does not keep the others out.
   all.sort((a, b) => a.waiting.length - b.waiting.length);

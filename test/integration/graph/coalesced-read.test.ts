@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { coalescedRead } from '../../../src/graph/db/coalesced-read.js';
+import { coalescedRead, setSharedStatement } from '../../../src/graph/db/coalesced-read.js';
 import { countingDriver } from '../../../src/graph/db/driver.js';
 import { upsertEdges } from '../../../src/graph/edges.js';
 import { getResourceById, getResourcesBySlug } from '../../../src/graph/resources/read.js';
@@ -207,6 +207,28 @@ describe('coalescedRead — concurrent reads share one statement, each caller ge
     seenAgain.length = 0;
     expect(await Promise.all([asks[0]!(again), asks[4]!(again)])).toEqual([expected[0], expected[4]]);
     expect(seenAgain.map((s) => s.cypher)).toEqual(seen.map((s) => s.cypher));
+  });
+
+  it('with the shared statement off for a driver, each text goes as its own statement, same answers', async () => {
+    const asks: Array<(d: typeof driver) => Promise<unknown>> = [
+      (d) => getResourcesBySlug(d, vmSlug(1)),
+      (d) => getResourcesBySlug(d, vmSlug(2)),
+      (d) => getResourceById(d, vm(3)),
+      (d) => traverseFrom(d, host(0), 'dependents', 3),
+      (d) => traverseFrom(d, host(1), 'dependents', 3),
+      (d) => listTransitions(d, { resourceId: vm(0), first: 3 }),
+    ];
+    const expected = await alone(asks.map((ask) => () => ask(driver)));
+    const { spy, seen } = spying();
+    setSharedStatement(spy, false);
+    expect(await Promise.all(asks.map((ask) => ask(spy)))).toEqual(expected);
+    expect(seen).toHaveLength(4);
+    expect(seen.filter((s) => s.cypher.includes('UNION ALL'))).toEqual([]);
+    // On again: the turn is one statement.
+    setSharedStatement(spy, true);
+    seen.length = 0;
+    expect(await Promise.all(asks.map((ask) => ask(spy)))).toEqual(expected);
+    expect(seen).toHaveLength(1);
   });
 
   it('more callers than one statement carries: the rest go in statements of their own, each answered', async () => {
