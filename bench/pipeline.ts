@@ -13,7 +13,7 @@ import { createProxmoxClient } from '../src/ingest/proxmox/client.js';
 import { startProxmoxStandin } from '../src/demo/proxmox-standin.js';
 import { correlateChanges, type ObservedChange } from '../src/pipeline/correlate.js';
 import { observe } from '../src/pipeline/observe.js';
-import { proxmoxSource } from '../src/pipeline/sources.js';
+import { proxmoxSource } from '../src/ingest/proxmox/source.js';
 import { benchNeo4j, fmt, percentile } from './support.js';
 import { closeSyntheticBench, nowSeconds, syntheticCluster } from './synthetic-cluster.js';
 

@@ -8,7 +8,7 @@ import { AitiaError, resourceId, type TransitionRecord } from '../model/index.js
 import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import { observe } from '../pipeline/observe.js';
-import { proxmoxSource } from '../pipeline/sources.js';
+import { proxmoxSource } from '../ingest/proxmox/source.js';
 import { newUpdateTag } from '../ingest/report.js';
 import { HomelabRoutes } from './homelab-routes.js';
 import { startProxmoxStandin } from './proxmox-standin.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { StateChange } from '../graph/resources/upsert.js';
+import type { ConditionOp } from '../graph/transitions/record.js';
 import type { Provider } from '../model/index.js';
 
 /** Counts of one kind of item through the pipeline: transformed rows, rows written, of which new. */
@@ -59,6 +60,13 @@ export interface IngestReport {
   stateChanges: StateChange[];
   markedMissing: number;
   edgesMarkedMissing: number;
+  /**
+   * Conditions the pass found about its provider (adapter_unreachable opened when the API cannot be
+   * read, resolved when it answers again): the adapter does not write them, the observation's one
+   * write (recordTransitions) does, with the transitions.
+   */
+  conditionOps: ConditionOp[];
+  /** What those condition ops did once written: the conditions newly opened and those resolved. */
   conditions: { opened: string[]; resolved: string[] };
   /** What a polled pass asked of the provider's API (absent for pushed documents). */
   requests?: PassRequests;
@@ -93,6 +101,7 @@ export function createReport(
     stateChanges: [],
     markedMissing: 0,
     edgesMarkedMissing: 0,
+    conditionOps: [],
     conditions: { opened: [], resolved: [] },
   };
 }

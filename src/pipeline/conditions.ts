@@ -1,23 +1,16 @@
-import type { Driver } from 'neo4j-driver';
-import { writeAuditTx } from '../graph/audit.js';
-import {
-  openConditionsTx,
-  resolveConditionsTx,
-  type ConditionOpen,
-  type ConditionResolve,
-} from '../graph/conditions.js';
-import { causesOf } from '../graph/transitions/correlation-context.js';
+import type { ConditionGate } from '../graph/transitions/record.js';
 import type { ConditionRecord, ConditionType, TransitionRecord } from '../model/index.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
 import type { LoadedPolicy } from '../policy/startup.js';
 import { decideCondition } from '../policy/transition-gate.js';
 
 /**
- * Conditions that know their cause: before a condition opens, the change it follows is looked up
- * (one read for all of them: the resource or what it runs on, within the cause window), the
- * attribution gate decides how it opens (suppressed, would-have-been, or paged), and the conditions,
- * their CAUSED_BY links, their feed entries and the audit lines of every suppression decision are
- * written in ONE transaction. The health scheduler and the pipeline open conditions through here.
+ * How conditions that know their cause open: the change each follows (the resource or what it
+ * runs on, within the cause window) is looked up in the write's own transaction, the attribution
+ * gate decides how it opens (suppressed, would-have-been, or paged), and every suppression
+ * decision gets an audit line. Conditions are written from two places only, both under this
+ * policy: the observation's write (recordTransitions, through the correlation step) and the
+ * health scheduler's (writeConditions, src/scheduler/condition-write.ts).
  */
 
 /** What the attribution gate needs from the policy in force. */
@@ -49,6 +42,8 @@ export interface ConditionRequest {
   type: ConditionType;
   evidence: unknown;
   at: string;
+  /** Look up the change it follows and let the gate decide (default); false opens it as given (reporting only). */
+  caused?: boolean;
 }
 
 /** Who writes: its audit lines carry this principal. */
@@ -62,40 +57,15 @@ export function causeAttribution(cause: TransitionRecord): Record<string, unknow
   return { transitionId: cause.id, ...cause.attribution, narrative: cause.narrative };
 }
 
-/**
- * Opens (or refreshes) conditions with their causes and the gate's suppression decision, and
- * resolves others, in one transaction. Returns what each open did, in order.
- */
-export async function writeConditions(
-  driver: Driver,
-  policy: ConditionPolicy,
-  writer: ConditionWriter,
-  changes: { open: readonly ConditionRequest[]; resolve?: readonly ConditionResolve[] },
-): Promise<{ opened: Array<{ condition: ConditionRecord; opened: boolean }>; resolved: ConditionRecord[] }> {
-  const causes = await causesOf(
-    driver,
-    changes.open.map((o) => ({ resourceId: o.resourceId, at: o.at, windowSeconds: policy.causeWindowSeconds })),
-  );
-  const opens: ConditionOpen[] = changes.open.map((o, i) => {
-    const cause = causes[i] ?? null;
-    const decision = decideCondition(cause, policy.suppression);
-    return {
-      ...o,
+/** The gate a caused condition opens through: its cause's attribution and link, and the decision. */
+export function conditionGate(policy: ConditionPolicy): ConditionGate {
+  return {
+    windowSeconds: policy.causeWindowSeconds,
+    open: (cause) => ({
       ...(cause ? { attribution: causeAttribution(cause), causeTransitionId: cause.id } : {}),
-      suppression: { ...decision, policyDigest: policy.policyDigest },
-    };
-  });
-  const session = driver.session();
-  try {
-    return await session.executeWrite(async (tx) => {
-      const opened = await openConditionsTx(tx, opens);
-      const resolved = await resolveConditionsTx(tx, changes.resolve ?? []);
-      await writeAuditTx(tx, suppressionAudit(opened, writer));
-      return { opened, resolved };
-    });
-  } finally {
-    await session.close();
-  }
+      suppression: { ...decideCondition(cause, policy.suppression), policyDigest: policy.policyDigest },
+    }),
+  };
 }
 
 /** One audit line per new condition the gate suppressed or would have suppressed, with the digest. */

@@ -9,7 +9,13 @@ import {
   type Explanation,
 } from '../../correlator/index.js';
 import { correlationContexts, type CorrelationContext } from '../graph/transitions/correlation-context.js';
-import { recordTransitions, type NewTransition, type TransitionConditionOp } from '../graph/transitions/record.js';
+import {
+  recordTransitions,
+  type NewTransition,
+  type PassConditionOp,
+  type PassConditionResult,
+  type TransitionConditionOp,
+} from '../graph/transitions/record.js';
 import {
   transitionId,
   type Kind,
@@ -19,7 +25,7 @@ import {
 } from '../model/index.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
 import { decideCondition, decideTransition } from '../policy/transition-gate.js';
-import { DEFAULT_CONDITION_POLICY, suppressionAudit, type ConditionPolicy } from './conditions.js';
+import { conditionGate, DEFAULT_CONDITION_POLICY, suppressionAudit, type ConditionPolicy } from './conditions.js';
 
 /** What the correlation step needs from the process: the graph, the policy's mode, the bus. */
 export interface CorrelationDeps {
@@ -51,7 +57,10 @@ export interface CorrelationReport {
   created: TransitionRecord[];
   /** Changes already stored (a retried pass): left as they were. */
   existing: string[];
+  /** What the transitions' own conditions did. */
   conditions: { opened: string[]; resolved: string[] };
+  /** What each of the pass's own conditions did (the `passConditions` asked), in order. */
+  passConditions: PassConditionResult[];
   /** Changes that could not be explained or stored, with the error; the others still were. */
   errors: Array<{ resourceId: string; message: string }>;
 }
@@ -72,19 +81,27 @@ interface Judged {
 /**
  * Turns a pass's state changes into stored, attributed, gated Transitions: ONE read of everything
  * the correlator needs for all changes, the pure ladder and gate per change, ONE write of the
- * transitions, their feed entries and the conditions they open or resolve. Round trips do not grow with
- * the number of changes. A change whose explanation fails is kept as an honest `none` transition
- * (the pass has stored the new state already, so the next pass will not report it again).
+ * transitions, their feed entries, the conditions they open or resolve and the pass's own
+ * conditions (`passConditions`: the adapter's reachability, first sightings). Round trips do not
+ * grow with the number of changes. A change whose explanation fails is kept as an honest `none`
+ * transition (the pass has stored the new state already, so the next pass will not report it again).
  */
 export async function correlateChanges(
   deps: CorrelationDeps,
   changes: readonly ObservedChange[],
   at: { observedAt: string; observer: string },
+  passConditions: readonly PassConditionOp[] = [],
 ): Promise<CorrelationReport> {
-  const report: CorrelationReport = { created: [], existing: [], conditions: { opened: [], resolved: [] }, errors: [] };
-  if (changes.length === 0) return report;
+  const report: CorrelationReport = {
+    created: [],
+    existing: [],
+    conditions: { opened: [], resolved: [] },
+    passConditions: [],
+    errors: [],
+  };
+  if (changes.length === 0 && passConditions.length === 0) return report;
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
-  if (!candidateWindow(at.observedAt, s))
+  if (changes.length > 0 && !candidateWindow(at.observedAt, s))
     throw new Error(`observedAt ${JSON.stringify(at.observedAt)} is not an ISO-8601 time`);
   const transitions: Transition[] = changes.map((c) => ({
     resourceId: c.id,
@@ -161,17 +178,19 @@ export async function correlateChanges(
   }));
   try {
     const policy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
-    const stored = await recordTransitions(
-      deps.driver,
-      rows,
-      judged.flatMap((j) => stateConditions(j, at.observedAt, policy)),
-      undefined,
-      (opened) => suppressionAudit(opened, { name: at.observer, role: 'scheduler' }),
-    );
+    const stored = await recordTransitions(deps.driver, rows, {
+      conditions: judged.flatMap((j) => stateConditions(j, at.observedAt, policy)),
+      passConditions,
+      gate: conditionGate(policy),
+      auditOf: (opened) => suppressionAudit(opened, { name: at.observer, role: 'scheduler' }),
+    });
     report.created = stored.created;
     report.existing.push(...stored.existing);
     report.conditions = stored.conditions;
+    report.passConditions = stored.passConditions;
   } catch (err) {
+    // The pass's own conditions were not written either: with no change to report it on, that is the pass's failure.
+    if (judged.length === 0) throw err;
     for (const j of judged) report.errors.push({ resourceId: j.change.id, message: `not stored: ${message(err)}` });
     return report;
   }

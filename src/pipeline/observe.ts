@@ -1,75 +1,71 @@
-import type { Driver } from 'neo4j-driver';
-import type { IngestReport } from '../ingest/report.js';
+import type { PassConditionOp } from '../graph/transitions/record.js';
 import { resourcesMissingStateCondition } from '../graph/conditions.js';
-import { DEFAULT_CONDITION_POLICY, writeConditions } from './conditions.js';
+import type { ObservationSource, SourcePass } from '../ingest/source.js';
 import { correlateChanges, IO_ERROR_STATE, type CorrelationDeps, type CorrelationReport } from './correlate.js';
 
 /**
  * The one observation path: a source's provider pass (events first, then the inventory, loaded in
  * batches) → the changes it reported → the correlation step (one read, pure ladder and gate, one
- * write) → publish. The Proxmox poller, `aitia ingest … --once`, the vCenter import (CLI and
- * GraphQL) and the demo all call {@link observe}; nothing else sequences an observation.
+ * write of the transitions with every condition of the pass) → publish. The Proxmox poller,
+ * `aitia ingest … --once`, the vCenter import (CLI and GraphQL) and the demo all call
+ * {@link observe}; nothing else sequences an observation.
  */
-
-/** What a provider pass loaded and the state changes it saw. */
-export interface SourcePass<Extra> {
-  /** The inventory stage: `stateChanges` and `startedAt` (the observation time) feed the correlator. */
-  report: IngestReport;
-  /** Who observed, stored on each transition: `scheduler:proxmox:lab`, `import:vcenter:vc01`. */
-  observer: string;
-  /** What else the source did (e.g. the task stage), for its own report lines. */
-  extra: Extra;
-}
-
-/** Something that can be observed: one provider pass that loads what it saw into the graph. */
-export interface ObservationSource<Extra> {
-  /** For logs: `proxmox https://pve1.lan:8006`. */
-  name: string;
-  pass(driver: Driver): Promise<SourcePass<Extra>>;
-  /** Lines that say what the pass did before the inventory (the task stage), for logs and the CLI. */
-  summarize?(pass: SourcePass<Extra>): string[];
-  /** More words for the state line, e.g. `linked-events=2`. */
-  stateDetail?(pass: SourcePass<Extra>): string;
-}
 
 /** One observation: the pass and the transitions its changes became. */
 export interface Observation<Extra> extends SourcePass<Extra> {
   correlation: CorrelationReport;
 }
 
-/** Observes a source once: its provider pass, then the correlation of the changes it reported. */
+/**
+ * Observes a source once: its provider pass, then the correlation of the changes it reported,
+ * written in one transaction with the adapter's conditions (reported on the pass's report) and the
+ * conditions of resources first seen already paused on an I/O error (on the correlation's).
+ */
 export async function observe<Extra>(
   deps: CorrelationDeps,
   source: ObservationSource<Extra>,
 ): Promise<Observation<Extra>> {
   const pass = await source.pass(deps.driver);
   const at = { observedAt: pass.report.startedAt, observer: pass.observer };
-  const correlation = await correlateChanges(deps, pass.report.stateChanges, at);
-  // A resource first seen already paused on an I/O error has no transition, but its condition is real.
+  const adapterOps = pass.report.conditionOps;
+  const firstSeenOps = await firstSightingConditions(deps, pass, at.observedAt);
+  const correlation = await correlateChanges(deps, pass.report.stateChanges, at, [...adapterOps, ...firstSeenOps]);
+  correlation.passConditions.forEach((r, i) => {
+    if (!r.changed || !r.conditionId) return;
+    if (i >= adapterOps.length) correlation.conditions.opened.push(r.conditionId);
+    else if (r.op.op === 'open') pass.report.conditions.opened.push(r.conditionId);
+    else pass.report.conditions.resolved.push(r.conditionId);
+  });
+  return { ...pass, correlation };
+}
+
+/**
+ * A resource first seen already paused on an I/O error has no transition, but its condition is
+ * real: it opens with the cause it follows. A resource that changed in this pass is left to its
+ * transition, which opens or resolves the condition itself.
+ */
+async function firstSightingConditions(
+  deps: CorrelationDeps,
+  pass: SourcePass<unknown>,
+  observedAt: string,
+): Promise<PassConditionOp[]> {
+  const changed = new Set(pass.report.stateChanges.map((c) => c.id));
   const firstSeen = await resourcesMissingStateCondition(deps.driver, {
     scope: pass.report.scope,
     updateTag: pass.report.updateTag,
     state: IO_ERROR_STATE,
     type: 'paused_io_error',
   });
-  if (firstSeen.length > 0) {
-    const policy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
-    const { opened } = await writeConditions(
-      deps.driver,
-      policy,
-      { name: pass.observer, role: 'scheduler' },
-      {
-        open: firstSeen.map((resourceId) => ({
-          resourceId,
-          type: 'paused_io_error' as const,
-          evidence: { firstSighting: true, state: IO_ERROR_STATE, observedAt: at.observedAt },
-          at: at.observedAt,
-        })),
-      },
-    );
-    correlation.conditions.opened.push(...opened.filter((o) => o.opened).map((o) => o.condition.id));
-  }
-  return { ...pass, correlation };
+  return firstSeen
+    .filter((id) => !changed.has(id))
+    .map((resourceId) => ({
+      op: 'open' as const,
+      resourceId,
+      type: 'paused_io_error' as const,
+      evidence: { firstSighting: true, state: IO_ERROR_STATE, observedAt },
+      at: observedAt,
+      caused: true,
+    }));
 }
 
 /** Every line of an observation: the source's own, the state stage, and the transitions. */

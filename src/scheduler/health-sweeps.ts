@@ -7,12 +7,12 @@ import {
   unmonitoredResourceIds,
   writeHealth,
 } from '../graph/checks.js';
-import { openCondition, resolveCondition } from '../graph/conditions.js';
+import type { ConditionResolve } from '../graph/conditions.js';
 import { pruneFeed } from '../graph/feed.js';
-import { mapLimit } from '../ingest/map-limit.js';
 import { SCHEDULER_SOURCE } from './condition-plan.js';
 import { deriveHealth, summariseHealth } from './health-rule.js';
-import { ignoreVanished, type TickSettings } from './tick-types.js';
+import { writeConditions } from './condition-write.js';
+import type { TickSettings } from './tick-types.js';
 
 /** How long the feed keeps entries: a subscriber away longer reads history through the queries instead. */
 export const FEED_RETENTION_DAYS = 7;
@@ -37,45 +37,55 @@ export const UNMONITORED_EVIDENCE = {
  */
 export async function runSweeps(
   driver: Driver,
-  settings: Pick<TickSettings, 'concurrency' | 'sweepLimit'>,
+  settings: Pick<TickSettings, 'sweepLimit' | 'conditions'>,
 ): Promise<{ opened: string[]; resolved: string[]; healthWritten: number }> {
-  const opened: string[] = [];
-  const resolved: string[] = [];
-  const resolve = async (
-    resourceId: string,
-    type: 'unmonitored' | 'check_failing' | 'unreachable',
-    evidence: unknown,
-  ) => {
-    const r = await resolveCondition(driver, { resourceId, type, evidence });
-    if (r.resolved && r.condition) resolved.push(r.condition.id);
-  };
-
+  const at = DateTime.utc().toISO();
   const unmonitored = await unmonitoredResourceIds(driver, settings.sweepLimit);
-  await mapLimit(unmonitored, settings.concurrency, async (resourceId) => {
-    const done = await ignoreVanished(
-      openCondition(driver, { resourceId, type: 'unmonitored', evidence: UNMONITORED_EVIDENCE }),
-    );
-    if (done?.opened) opened.push(done.condition.id);
-  });
   const stale = await staleUnmonitored(driver, settings.sweepLimit);
-  await mapLimit(stale, settings.concurrency, (s) =>
-    resolve(s.resourceId, 'unmonitored', {
+  const resolve: ConditionResolve[] = stale.map((s) => ({
+    resourceId: s.resourceId,
+    type: 'unmonitored',
+    evidence: {
       source: SCHEDULER_SOURCE,
       reason: s.checkIds.length > 0 ? 'a check was added' : `the resource is ${s.lifecycle}`,
       checkIds: s.checkIds,
-    }),
-  );
+    },
+    at,
+  }));
   for (const type of ['check_failing', 'unreachable'] as const) {
     const orphaned = await orphanedCheckConditions(driver, type, `"source":"${SCHEDULER_SOURCE}"`, settings.sweepLimit);
-    await mapLimit(orphaned, settings.concurrency, (resourceId) =>
-      resolve(resourceId, type, {
-        source: SCHEDULER_SOURCE,
-        reason: 'no check keeps it open any more: the check that opened it was removed',
-      }),
-    );
+    for (const resourceId of orphaned) {
+      resolve.push({
+        resourceId,
+        type,
+        evidence: {
+          source: SCHEDULER_SOURCE,
+          reason: 'no check keeps it open any more: the check that opened it was removed',
+        },
+        at,
+      });
+    }
   }
+  // One write for the sweeps' conditions; `unmonitored` is reporting only: opened as it is, no cause
+  // looked up, never suppressed. A resource deleted meanwhile is left out.
+  const written = await writeConditions(
+    driver,
+    settings.conditions,
+    { name: SCHEDULER_SOURCE, role: 'scheduler' },
+    {
+      open: unmonitored.map((resourceId) => ({
+        resourceId,
+        type: 'unmonitored' as const,
+        evidence: UNMONITORED_EVIDENCE,
+        at,
+        caused: false,
+      })),
+      resolve,
+    },
+  );
+  const opened = written.opened.filter((o) => o.opened).map((o) => o.condition.id);
+  const resolved = written.resolved.map((c) => c.id);
   const lost = await healthWithoutChecks(driver, settings.sweepLimit);
-  const at = DateTime.utc().toISO();
   // The feed is for catching up after a disconnect, not history: entries older than a week go.
   await pruneFeed(driver, DateTime.utc().minus({ days: FEED_RETENTION_DAYS }).toISO(), settings.sweepLimit * 20);
   const healthWritten = await writeHealth(

@@ -9,9 +9,9 @@ import {
   writeHealth,
 } from '../graph/checks.js';
 import { type CheckRecord, type CheckResult, checkTarget } from '../model/index.js';
-import { writeConditions } from '../pipeline/conditions.js';
 import { mapLimit } from '../ingest/map-limit.js';
 import { runCheck } from './check-runner.js';
+import { writeConditions } from './condition-write.js';
 import { type CheckView, type ConditionAction, planConditions, SCHEDULER_SOURCE } from './condition-plan.js';
 import { failingSignal, stepFlap, unreachableSignal } from './flap-state.js';
 import { deriveHealth, summariseHealth } from './health-rule.js';

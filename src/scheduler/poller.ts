@@ -1,7 +1,8 @@
 import type { Logger } from '../log.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import { skippedTicks } from './skipped-ticks.js';
-import { formatObservation, observe, type Observation, type ObservationSource } from '../pipeline/observe.js';
+import type { ObservationSource } from '../ingest/source.js';
+import { formatObservation, observe, type Observation } from '../pipeline/observe.js';
 
 /** A running poller. `stop()` cancels the next pass and waits for one in flight to finish. */
 export interface Poller {

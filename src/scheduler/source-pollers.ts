@@ -6,8 +6,10 @@ import { createProxmoxClient } from '../ingest/proxmox/client.js';
 import { createVsphereClient } from '../ingest/vcenter/client.js';
 import type { Logger } from '../log.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
-import type { Observation, ObservationSource } from '../pipeline/observe.js';
-import { proxmoxSource, vcenterSource } from '../pipeline/sources.js';
+import { proxmoxSource } from '../ingest/proxmox/source.js';
+import type { ObservationSource } from '../ingest/source.js';
+import { vcenterSource } from '../ingest/vcenter/source.js';
+import type { Observation } from '../pipeline/observe.js';
 import type { SourceSpec } from '../sources-file.js';
 import { pollLeaseName } from '../model/lease.js';
 import { type LeaseSettings, runUnderLease } from './lease-keeper.js';
@@ -30,8 +32,16 @@ export interface SourcePollers {
 }
 
 /** A source's client and observation source, built from its spec (credentials present). */
-function build(spec: SourceSpec, tuning: ProxmoxTuning): { source: ObservationSource<unknown>; close(): unknown } {
-  if (spec.kind === 'proxmox') {
+interface BuiltSource {
+  source: ObservationSource<unknown>;
+  close(): unknown;
+}
+
+/** How each kind of source is built: its client, and the provider pass it is polled with. */
+const SOURCE_KINDS: {
+  [K in SourceSpec['kind']]: (spec: Extract<SourceSpec, { kind: K }>, tuning: ProxmoxTuning) => BuiltSource;
+} = {
+  proxmox: (spec, tuning) => {
     const client = createProxmoxClient({
       baseUrl: spec.url,
       token: spec.token!,
@@ -45,19 +55,26 @@ function build(spec: SourceSpec, tuning: ProxmoxTuning): { source: ObservationSo
       inventory: { configRefreshSeconds: tuning.configRefreshSeconds, agentSeconds: tuning.agentSeconds },
     }) as ObservationSource<unknown>;
     return { source: { ...source, name: `proxmox ${spec.name}` }, close: () => client.close() };
-  }
-  const client = createVsphereClient({
-    url: spec.url,
-    username: spec.username!,
-    password: spec.password!,
-    caFile: spec.caFile,
-    insecure: spec.insecure,
-  });
-  const source = vcenterSource(client, { server: spec.server, backfillHours: spec.backfillHours });
-  return {
-    source: { ...source, name: `vcenter ${spec.name}` } as ObservationSource<unknown>,
-    close: () => client.close(),
-  };
+  },
+  vcenter: (spec) => {
+    const client = createVsphereClient({
+      url: spec.url,
+      username: spec.username!,
+      password: spec.password!,
+      caFile: spec.caFile,
+      insecure: spec.insecure,
+    });
+    const source = vcenterSource(client, { server: spec.server, backfillHours: spec.backfillHours });
+    return {
+      source: { ...source, name: `vcenter ${spec.name}` } as ObservationSource<unknown>,
+      close: () => client.close(),
+    };
+  },
+};
+
+function build(spec: SourceSpec, tuning: ProxmoxTuning): BuiltSource {
+  const make = SOURCE_KINDS[spec.kind] as (spec: SourceSpec, tuning: ProxmoxTuning) => BuiltSource;
+  return make(spec, tuning);
 }
 
 /**

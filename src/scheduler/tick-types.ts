@@ -1,4 +1,4 @@
-import { AitiaError, type CheckNetworkPolicy } from '../model/index.js';
+import type { CheckNetworkPolicy } from '../model/index.js';
 import type { ConditionPolicy } from '../pipeline/conditions.js';
 
 /** Settings of one tick (validated by startHealthScheduler). */
@@ -26,14 +26,4 @@ export interface TickReport {
   opened: string[];
   resolved: string[];
   durationMs: number;
-}
-
-/** A resource deleted while the tick ran has nothing to hang a condition on: skip it, not the tick. */
-export async function ignoreVanished<T>(write: Promise<T>): Promise<T | null> {
-  try {
-    return await write;
-  } catch (err) {
-    if (err instanceof AitiaError && err.code === 'NOT_FOUND') return null;
-    throw err;
-  }
 }

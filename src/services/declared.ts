@@ -14,8 +14,11 @@ import {
   type ResourceRecord,
 } from '../model/index.js';
 import { checkNewInboundEdge } from '../policy/index.js';
+import type { AuditInput } from '../graph/audit.js';
+import { DEFAULT_CONDITION_POLICY } from '../pipeline/conditions.js';
+import { writeConditionsWith } from '../scheduler/condition-write.js';
 import { audited } from './audit.js';
-import { nowOf, type ServiceDeps } from './deps.js';
+import { nowOf, pipelineDeps, type ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 import { resolveInputRef } from './resources.js';
 
@@ -144,12 +147,7 @@ export function removeDeclaredResource(
           `${target.id} is reported by ${target.provider}, not declared: only declared (manual:) resources can be removed; use setLifecycle for provider resources`,
         );
       }
-      const outcome = await repo.removeDeclaredResource(
-        deps.driver,
-        target.id,
-        { by: principal.name, at: nowOf(deps) },
-        () => ok.entry(),
-      );
+      const outcome = await removeDeclared(deps, target.id, principal.name, () => ok.entry());
       if (!outcome) throw badInput('id', `no resource ${input.id}`);
       if ('checks' in outcome) {
         throw badInput(
@@ -161,5 +159,39 @@ export function removeDeclaredResource(
     },
     undefined,
     { args: input },
+  );
+}
+
+/**
+ * The removal in ONE transaction, through the health scheduler's condition write: the resource is
+ * locked and read (refused with its checks), its open conditions resolved, then it goes with its
+ * edges; the audit line only for a removal (the refusals are audited by the caller).
+ */
+function removeDeclared(
+  deps: ServiceDeps,
+  id: string,
+  by: string,
+  audit: () => AuditInput,
+): Promise<{ removed: repo.DeclaredRemoval } | { checks: string[] } | null> {
+  let plan: repo.DeclaredRemovalPlan | null = null;
+  const at = nowOf(deps);
+  return writeConditionsWith(
+    deps.driver,
+    pipelineDeps(deps).conditions ?? DEFAULT_CONDITION_POLICY,
+    { name: by, role: 'operator' },
+    {
+      plan: async (tx) => {
+        plan = await repo.planDeclaredRemovalTx(tx, id);
+        if (!plan || 'checks' in plan) return {};
+        const evidence = { reason: `resource removed by ${by}` };
+        return { resolve: plan.openConditions.map((type) => ({ resourceId: id, type, evidence, at })) };
+      },
+      finish: async (tx, written) => {
+        if (!plan || 'checks' in plan) return plan;
+        const edges = await repo.deleteDeclaredTx(tx, id);
+        return { removed: { edges, resolvedConditions: written.resolved.length } };
+      },
+      audit: (result) => (result && 'removed' in result ? audit() : null),
+    },
   );
 }

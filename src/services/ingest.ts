@@ -1,6 +1,6 @@
 import { importVcenterEvents } from '../ingest/vcenter/events-import.js';
 import { observe } from '../pipeline/observe.js';
-import { vcenterDocumentSource } from '../pipeline/sources.js';
+import { vcenterDocumentSource } from '../ingest/vcenter/source.js';
 import type { SkippedItem, StageCounts } from '../ingest/report.js';
 import { badInput, type TransitionRecord } from '../model/index.js';
 import { audited } from './audit.js';

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observe, type Observation } from '../../src/pipeline/observe.js';
-import { proxmoxSource, type ProxmoxPassExtra } from '../../src/pipeline/sources.js';
+import { proxmoxSource, type ProxmoxPassExtra } from '../../src/ingest/proxmox/source.js';
 import { useGraph } from '../support/graph.js';
 import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
 import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../support/proxmox-standin.js';

@@ -6,7 +6,7 @@ import { parse, stringify } from 'yaml';
 import { createLogger } from '../../src/log.js';
 import { conditionPolicyOf } from '../../src/pipeline/conditions.js';
 import { observe } from '../../src/pipeline/observe.js';
-import { proxmoxSource } from '../../src/pipeline/sources.js';
+import { proxmoxSource } from '../../src/ingest/proxmox/source.js';
 import { DEFAULT_POLICY_PATH, type LoadedPolicy, parsePolicy } from '../../src/policy/index.js';
 import { startHealthScheduler } from '../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../support/graph.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fencedDriver, readLeases } from '../../src/graph/db/leases.js';
 import { isLeaseLost, pollLeaseName } from '../../src/model/lease.js';
 import { observe } from '../../src/pipeline/observe.js';
-import { proxmoxSource } from '../../src/pipeline/sources.js';
+import { proxmoxSource } from '../../src/ingest/proxmox/source.js';
 import { addToken } from '../../src/services/token-store.js';
 import { builtCli, cliEnv } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';

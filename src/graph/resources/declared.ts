@@ -11,11 +11,10 @@ import {
   type ResourceRecord,
 } from '../../model/index.js';
 import { type AuditInput, writeWithAudit } from '../audit.js';
-import { resolveConditionsTx } from '../conditions.js';
 import { mergeEdgeTx } from '../edges.js';
 import { attributeProperties } from './attributes.js';
 import { resourceFromProperties } from './read.js';
-import type { Driver } from 'neo4j-driver';
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
 
 /** A resource an agent or operator declares (e.g. a service it discovered), with its placement. */
 export interface DeclaredResourceInput {
@@ -115,49 +114,39 @@ export interface DeclaredRemoval {
   resolvedConditions: number;
 }
 
+/** What a declared resource's removal found, under a write lock on it: refused, or what to resolve. */
+export type DeclaredRemovalPlan = { checks: string[] } | { openConditions: ConditionType[] };
+
 /**
- * Removes a declared (`manual:`) resource in one transaction: its open conditions are resolved
- * (kept as history, reported on the feed), then the node and its edges go. Provider resources are
- * never deleted (null), nor one that still has checks (their ids are returned: remove them first,
- * or the scheduler would keep probing something that no longer exists).
+ * The first step of removing a declared (`manual:`) resource, inside the caller's transaction:
+ * locks it and reads what stands in the way. Provider resources are never deleted (null), nor one
+ * that still has checks (their ids: remove them first, or the scheduler would keep probing
+ * something that no longer exists); otherwise the types of its open conditions, which the caller
+ * resolves (kept as history, reported on the feed) before {@link deleteDeclaredTx}. The condition
+ * write is the caller's: conditions are written from two places only (services/declared.ts runs
+ * both steps in the health scheduler's condition write).
  */
-export async function removeDeclaredResource(
-  driver: Driver,
-  id: string,
-  removal: { by: string; at: string },
-  audit?: () => AuditInput,
-): Promise<{ removed: DeclaredRemoval } | { checks: string[] } | null> {
-  return writeWithAudit(
-    driver,
-    async (tx): Promise<{ removed: DeclaredRemoval } | { checks: string[] } | null> => {
-      const found = await tx.run(
-        `MATCH (r:Resource {id: $id}) WHERE r.provider = 'manual'
-         SET r.removing = true REMOVE r.removing
-         RETURN [(k:Check)-[:CHECKS]->(r) | k.id] AS checks,
-                [(c:Condition {status: 'open'})-[:CONDITION_OF]->(r) | c.type] AS open`,
-        { id },
-      );
-      const rec = found.records[0];
-      if (!rec) return null;
-      const checks = (rec.get('checks') as string[]).sort();
-      if (checks.length > 0) return { checks };
-      const resolved = await resolveConditionsTx(
-        tx,
-        (rec.get('open') as ConditionType[]).map((type) => ({
-          resourceId: id,
-          type,
-          evidence: { reason: `resource removed by ${removal.by}` },
-          at: removal.at,
-        })),
-      );
-      const gone = await tx.run(
-        `MATCH (r:Resource {id: $id}) OPTIONAL MATCH (r)-[e]-(:Resource)
-         WITH r, count(e) AS edges DETACH DELETE r RETURN edges`,
-        { id },
-      );
-      return { removed: { edges: Number(gone.records[0]?.get('edges') ?? 0), resolvedConditions: resolved.length } };
-    },
-    // Only a removal is an effect to audit with; the refusals are audited by the caller.
-    (result) => (result && 'removed' in result ? (audit?.() ?? null) : null),
+export async function planDeclaredRemovalTx(tx: ManagedTransaction, id: string): Promise<DeclaredRemovalPlan | null> {
+  const found = await tx.run(
+    `MATCH (r:Resource {id: $id}) WHERE r.provider = 'manual'
+     SET r.removing = true REMOVE r.removing
+     RETURN [(k:Check)-[:CHECKS]->(r) | k.id] AS checks,
+            [(c:Condition {status: 'open'})-[:CONDITION_OF]->(r) | c.type] AS open`,
+    { id },
   );
+  const rec = found.records[0];
+  if (!rec) return null;
+  const checks = (rec.get('checks') as string[]).sort();
+  if (checks.length > 0) return { checks };
+  return { openConditions: rec.get('open') as ConditionType[] };
+}
+
+/** The last step: the node and its edges go; returns how many edges went with it. */
+export async function deleteDeclaredTx(tx: ManagedTransaction, id: string): Promise<number> {
+  const gone = await tx.run(
+    `MATCH (r:Resource {id: $id}) OPTIONAL MATCH (r)-[e]-(:Resource)
+     WITH r, count(e) AS edges DETACH DELETE r RETURN edges`,
+    { id },
+  );
+  return Number(gone.records[0]?.get('edges') ?? 0);
 }

@@ -7,7 +7,7 @@ import type { ConsumedEvent, StoredEventRecord, TransitionRecord } from '../../m
 import { candidateEventBranches, byStart, eventFromProperties } from '../events.js';
 import { int } from '../db/statements.js';
 import { transitionFromProperties } from './read.js';
-import type { Driver } from 'neo4j-driver';
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
 
 /** One observed change the correlator needs context for, with its candidate window. */
 export interface CorrelationQuery {
@@ -123,14 +123,15 @@ export interface CauseQuery {
  * The change each condition follows, in ONE statement: the latest transition observed within
  * [at − window, at] on the resource itself or on what it runs on, is stored on, depends on or
  * belongs to (up to 3 hops over fresh edges), that still holds (its `to` is the resource's state
- * now) — nearest first, then newest. Null where nothing qualifies. In the order asked.
+ * now) — nearest first, then newest. Null where nothing qualifies. In the order asked. Read in the
+ * condition write's own transaction, so it sees the transitions that write has just stored.
  */
 export async function causesOf(
-  driver: Driver,
+  tx: ManagedTransaction,
   queries: readonly CauseQuery[],
 ): Promise<Array<TransitionRecord | null>> {
   if (queries.length === 0) return [];
-  const { records } = await driver.executeQuery(
+  const { records } = await tx.run(
     `UNWIND range(0, size($rows) - 1) AS i
      WITH i, $rows[i] AS row
      OPTIONAL MATCH (r:Resource {id: row.rid})
@@ -145,7 +146,6 @@ export async function causesOf(
      }
      RETURN i, properties(t) AS t ORDER BY i`,
     { rows: queries.map((q) => ({ rid: q.resourceId, at: q.at, window: int(q.windowSeconds) })) },
-    { routing: 'READ' },
   );
   return records.map((r) => (r.get('t') ? transitionFromProperties(r.get('t')) : null));
 }

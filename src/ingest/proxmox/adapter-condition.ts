@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { openCondition, resolveCondition } from '../../graph/conditions.js';
+import { isoNow } from '../../graph/db/statements.js';
 import { existingResourceIds, findResourceIdsByAttribute } from '../../graph/resources/queries.js';
 import { markResourcesMissing } from '../../graph/resources/staleness.js';
 import { upsertResources } from '../../graph/resources/upsert.js';
@@ -20,13 +20,17 @@ import { ProxmoxApiError } from './client-error.js';
  * `proxmox:<url host:port>/cluster` (state unreachable, lifecycle provisioning, attribute
  * `placeholder`), so operators see the problem from the first poll; once the real cluster is read,
  * the placeholder's condition is resolved and the placeholder is marked missing (never deleted).
+ *
+ * The adapter does not write the condition: it puts the open or resolve on the report
+ * (`conditionOps`), and the observation writes it with the pass's transitions in one transaction.
+ * The placeholder and its retirement are resource writes, done here.
  */
 
 function placeholderId(apiUrl: string): string {
   return resourceId('proxmox', new URL(apiUrl).host, 'cluster');
 }
 
-/** Opens (or refreshes) the condition; returns the resource it was opened on. */
+/** Asks for the condition to open (or refresh); returns the resource it hangs on. */
 export async function recordProxmoxUnreachable(
   driver: Driver,
   input: { apiUrl: string; clusterName: string | null; error: unknown; nodes?: readonly string[] },
@@ -80,16 +84,11 @@ export async function recordProxmoxUnreachable(
           attempts: err.attempts,
         }
       : { apiUrl: input.apiUrl, kind: 'internal', message: err instanceof Error ? err.message : String(err) };
-  const { condition, opened } = await openCondition(driver, {
-    resourceId: target,
-    type: 'adapter_unreachable',
-    evidence,
-  });
-  if (opened) report.conditions.opened.push(condition.id);
+  report.conditionOps.push({ op: 'open', resourceId: target, type: 'adapter_unreachable', evidence, at: isoNow() });
   return target;
 }
 
-/** Resolves the condition on the cluster and on any placeholder for the same URL; retires placeholders. */
+/** Asks for the condition to resolve on the cluster and on any placeholder for the same URL; retires placeholders. */
 export async function recordProxmoxReachable(
   driver: Driver,
   input: { apiUrl: string; clusterName: string },
@@ -103,17 +102,13 @@ export async function recordProxmoxReachable(
     value: input.apiUrl,
   });
   const others = byUrl.filter((id) => id !== real);
+  const at = isoNow();
   for (const id of [real, ...others]) {
     const evidence = {
       apiUrl: input.apiUrl,
       message: id === real ? 'the API answered again' : `superseded by ${real}`,
     };
-    const { condition, resolved } = await resolveCondition(driver, {
-      resourceId: id,
-      type: 'adapter_unreachable',
-      evidence,
-    });
-    if (resolved && condition) report.conditions.resolved.push(condition.id);
+    report.conditionOps.push({ op: 'resolve', resourceId: id, type: 'adapter_unreachable', evidence, at });
   }
   const placeholders = await findResourceIdsByAttribute(driver, {
     provider: 'proxmox',

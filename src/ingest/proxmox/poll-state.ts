@@ -1,7 +1,7 @@
 /**
  * What a Proxmox poller remembers between passes, so a steady-state pass costs per node, not per
  * guest: each guest's last configuration (read only when it can have changed) and when its guest
- * agent was last pinged. Kept in memory by the source (src/pipeline/sources.ts); a new process
+ * agent was last pinged. Kept in memory by the source (src/ingest/proxmox/source.ts); a new process
  * starts empty, so its first pass reads every configuration once. The decisions are pure.
  */
 

@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { openCondition, resolveCondition } from '../../graph/conditions.js';
+import { isoNow } from '../../graph/db/statements.js';
 import { existingResourceIds } from '../../graph/resources/queries.js';
 import { upsertResources } from '../../graph/resources/upsert.js';
 import { resourceId, type ResourceInput, type VcenterServiceKey } from '../../model/index.js';
@@ -11,7 +11,9 @@ import { VsphereApiError } from './client-error.js';
  * polled pass writes it `up` with its product and API version like any other row, and
  * `adapter_unreachable` hangs on it when the API cannot be read — opened by a failed or partial
  * pass, resolved by the next complete one. A server never read gets it as a placeholder
- * (state unknown, lifecycle provisioning) so the problem shows from the first poll.
+ * (state unknown, lifecycle provisioning) so the problem shows from the first poll. The condition
+ * is not written here: its open or resolve goes on the report (`conditionOps`) for the
+ * observation's one write.
  */
 
 export function vcenterServiceId(server: string): string {
@@ -41,7 +43,7 @@ export function vcenterServiceRow(
   };
 }
 
-/** Opens (or refreshes) the condition on the server's resource. */
+/** Asks for the condition to open (or refresh) on the server's resource. */
 export async function recordVcenterUnreachable(
   driver: Driver,
   input: { server: string; url: string; error: unknown },
@@ -79,21 +81,17 @@ export async function recordVcenterUnreachable(
           message: err.message,
         }
       : { apiUrl: input.url, kind: 'internal', message: err instanceof Error ? err.message : String(err) };
-  const { condition, opened } = await openCondition(driver, { resourceId: id, type: 'adapter_unreachable', evidence });
-  if (opened) report.conditions.opened.push(condition.id);
+  report.conditionOps.push({ op: 'open', resourceId: id, type: 'adapter_unreachable', evidence, at: isoNow() });
   return id;
 }
 
-/** Resolves the condition after a pass that read everything. */
-export async function recordVcenterReachable(
-  driver: Driver,
-  input: { server: string; url: string },
-  report: IngestReport,
-): Promise<void> {
-  const { condition, resolved } = await resolveCondition(driver, {
+/** Asks for the condition to resolve after a pass that read everything. */
+export function recordVcenterReachable(input: { server: string; url: string }, report: IngestReport): void {
+  report.conditionOps.push({
+    op: 'resolve',
     resourceId: vcenterServiceId(input.server),
     type: 'adapter_unreachable',
     evidence: { apiUrl: input.url, message: 'the API answered again' },
+    at: isoNow(),
   });
-  if (resolved && condition) report.conditions.resolved.push(condition.id);
 }

@@ -170,7 +170,7 @@ export async function syncVcenter(
 
   await markStaleness(driver, report, { scope: report.scope, source: inventory.scope, updateTag, observedAt });
   emitProgress(options.onProgress, 'staleness', report);
-  if (report.complete) await recordVcenterReachable(driver, { server, url: client.url }, report);
+  if (report.complete) recordVcenterReachable({ server, url: client.url }, report);
   report.calls = client.requestCount() - startCalls;
   finishReport(report);
   emitProgress(options.onProgress, 'done', report);

@@ -2,12 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchConditions } from '../../../src/graph/conditions.js';
 import { getResourceById } from '../../../src/graph/resources/read.js';
 import { listMissingResources } from '../../../src/graph/resources/staleness.js';
-import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
+import type { ProxmoxClient } from '../../../src/ingest/proxmox/client.js';
+import { syncProxmox, type SyncProxmoxOptions } from '../../../src/ingest/proxmox/sync.js';
+import { observe } from '../../../src/pipeline/observe.js';
 import { useGraph } from '../../support/graph.js';
 import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
 import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
+
+/** One inventory pass observed as the poller observes it: the observation writes the adapter's conditions. */
+async function observedSync(client: ProxmoxClient, options?: SyncProxmoxOptions) {
+  const o = await observe(
+    { driver, suppression: 'shadow' },
+    {
+      name: 'inventory',
+      pass: async (d) => ({ report: await syncProxmox(d, client, options), observer: 'test', extra: null }),
+    },
+  );
+  return o.report;
+}
 
 let standin: ProxmoxStandin;
 beforeAll(async () => {
@@ -99,14 +113,14 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
       const c = `lab-${scope}-f${i}`;
       standin.clearFaults();
       standin.routes(labRoutes(c));
-      const good = await syncProxmox(driver, standinClient(standin));
+      const good = await observedSync(standinClient(standin));
       expect(good.complete).toBe(true);
       const before = await snapshot(c);
       expect(before).toHaveLength(23);
 
       standin.routes(labRoutes(c, { without: ['lxc/202'] }));
       scenario.inject(standin, c);
-      const bad = await syncProxmox(driver, standinClient(standin));
+      const bad = await observedSync(standinClient(standin));
       standin.clearFaults();
 
       expect(bad.complete).toBe(false);
@@ -125,7 +139,7 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
         expect(bad.errors.some((e) => e.scope === `proxmox:${c}/node/${scenario.node}`)).toBe(true);
         // The node answering again with its guests resolves it.
         standin.routes(labRoutes(c));
-        const again = await syncProxmox(driver, standinClient(standin));
+        const again = await observedSync(standinClient(standin));
         expect(again.complete).toBe(true);
         expect(again.conditions.resolved).toEqual([open.nodes[0]!.id]);
       }
@@ -137,7 +151,7 @@ describe('a failed or partial second sync marks nothing stale and deletes nothin
     standin.routes(labRoutes(c));
     standin.fault(/^\/nodes\/pve3\//, { kind: 'hang' });
     const before = standin.requests.length;
-    const report = await syncProxmox(driver, standinClient(standin), { concurrency: 1 });
+    const report = await observedSync(standinClient(standin), { concurrency: 1 });
     standin.clearFaults();
     // The first call to pve3 (its VM list) is tried twice (one retry) and times out; the other 4 are
     // not sent. Otherwise: 5 calls × 2 attempts × 400 ms ≥ 4 s of waiting.
@@ -165,9 +179,9 @@ describe('adapter_unreachable', () => {
   it('a node online in /cluster/status but offline in /cluster/resources: partial, nothing missing, condition names it', async () => {
     const c = `lab-${scope}-split`;
     standin.routes(labRoutes(c));
-    expect((await syncProxmox(driver, standinClient(standin))).complete).toBe(true);
+    expect((await observedSync(standinClient(standin))).complete).toBe(true);
     standin.routes(labRoutes(c, { without: ['lxc/202'], patchListing: { 'node/pve3': { status: 'offline' } } }));
-    const bad = await syncProxmox(driver, standinClient(standin));
+    const bad = await observedSync(standinClient(standin));
     expect(bad).toMatchObject({ complete: false, markedMissing: 0, edgesMarkedMissing: 0 });
     expect(bad.errors).toContainEqual(
       expect.objectContaining({
@@ -188,11 +202,11 @@ describe('adapter_unreachable', () => {
     const c = `lab-${scope}-down`;
     const cluster = `proxmox:${c}/cluster`;
     standin.routes(labRoutes(c));
-    await syncProxmox(driver, standinClient(standin));
+    await observedSync(standinClient(standin));
 
     standin.fault(/.*/, { kind: 'status', status: 401, message: 'invalid token value!' });
-    const first = await syncProxmox(driver, standinClient(standin));
-    const second = await syncProxmox(driver, standinClient(standin));
+    const first = await observedSync(standinClient(standin));
+    const second = await observedSync(standinClient(standin));
     standin.clearFaults();
     expect(first.conditions.opened).toHaveLength(1);
     expect(second.conditions.opened).toEqual([]);
@@ -204,7 +218,7 @@ describe('adapter_unreachable', () => {
       evidence: { kind: 'auth', status: 401, path: '/cluster/status' },
     });
 
-    const ok = await syncProxmox(driver, standinClient(standin));
+    const ok = await observedSync(standinClient(standin));
     expect(ok.conditions.resolved).toEqual([open.nodes[0]!.id]);
     const all = await searchConditions(driver, { resourceId: cluster }, { first: 50 });
     expect(all.nodes.map((x) => x.status)).toEqual(['resolved']);
@@ -216,7 +230,7 @@ describe('adapter_unreachable', () => {
     const placeholder = `proxmox:${new URL(other.url).host}/cluster`;
     try {
       other.fault('/cluster/status', { kind: 'status', status: 500, message: 'pve-cluster service not running' });
-      const down = await syncProxmox(driver, standinClient(other));
+      const down = await observedSync(standinClient(other));
       expect(down.complete).toBe(false);
       expect(await getResourceById(driver, placeholder)).toMatchObject({
         kind: 'cluster',
@@ -232,7 +246,7 @@ describe('adapter_unreachable', () => {
       other.clearFaults();
       const c = `lab-${scope}-new`;
       other.routes(labRoutes(c));
-      const up = await syncProxmox(driver, standinClient(other));
+      const up = await observedSync(standinClient(other));
       expect(up.complete).toBe(true);
       expect(up.conditions.resolved).toEqual([open.nodes[0]!.id]);
       expect(await getResourceById(driver, placeholder)).toMatchObject({ lifecycle: 'missing' });

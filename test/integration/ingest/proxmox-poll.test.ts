@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResourceById } from '../../../src/graph/resources/read.js';
 import { createProxmoxPollState } from '../../../src/ingest/proxmox/poll-state.js';
 import { observe } from '../../../src/pipeline/observe.js';
-import { proxmoxSource } from '../../../src/pipeline/sources.js';
+import { proxmoxSource } from '../../../src/ingest/proxmox/source.js';
 import { useGraph } from '../../support/graph.js';
 import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
 import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../../support/proxmox-standin.js';

@@ -1,21 +1,17 @@
+/**
+ * The Proxmox provider pass as an observation source (src/ingest/source.ts): the task stage, then
+ * the inventory, then the events that waited for their resource; the observation path runs it.
+ */
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { linkEventsToResources } from '../graph/events.js';
-import type { ProxmoxClient } from '../ingest/proxmox/client.js';
-import { getClusterStatus } from '../ingest/proxmox/inventory-get.js';
-import { createProxmoxPollState, type ProxmoxPollState } from '../ingest/proxmox/poll-state.js';
-import {
-  addRequestCounts,
-  emptyRequestCounts,
-  formatRequestCounts,
-  type RequestCounts,
-} from '../ingest/proxmox/request-stats.js';
-import { syncProxmox, type ProxmoxSyncReport, type SyncProxmoxOptions } from '../ingest/proxmox/sync.js';
-import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from '../ingest/proxmox/tasks-sync.js';
-import { importVcenterInventory, type ImportVcenterOptions } from '../ingest/vcenter/import.js';
-import type { VsphereClient } from '../ingest/vcenter/client.js';
-import { syncVcenter, type SyncVcenterOptions, type VcenterSyncReport } from '../ingest/vcenter/sync.js';
-import type { ObservationSource } from './observe.js';
+import { linkEventsToResources } from '../../graph/events.js';
+import type { ObservationSource } from '../source.js';
+import type { ProxmoxClient } from './client.js';
+import { getClusterStatus } from './inventory-get.js';
+import { createProxmoxPollState, type ProxmoxPollState } from './poll-state.js';
+import { addRequestCounts, emptyRequestCounts, formatRequestCounts, type RequestCounts } from './request-stats.js';
+import { syncProxmox, type ProxmoxSyncReport, type SyncProxmoxOptions } from './sync.js';
+import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from './tasks-sync.js';
 
 /** The task stage of a Proxmox pass and the events it linked to resources that appeared in it. */
 export interface ProxmoxPassExtra {
@@ -93,41 +89,6 @@ export function formatProxmoxReads(extra: Pick<ProxmoxPassExtra, 'requests' | 'r
     `placement=${c.placement} refresh=${c.refresh}) status-fallbacks=${extra.reads.statusFallbacks} ` +
     `agent-pings=${extra.reads.agentPings}`
   );
-}
-
-/**
- * An inventory document a vCenter ingester pushed (GraphQL `ingestVcenterInventory`, `aitia ingest
- * vcenter --file`): its state changes are explained by the vCenter events ingested before it.
- */
-export function vcenterDocumentSource(document: unknown, options: ImportVcenterOptions): ObservationSource<null> {
-  return {
-    name: `vcenter ${options.server} (document)`,
-    async pass(driver: Driver) {
-      const report = await importVcenterInventory(driver, document, options);
-      return { report, observer: `import:${report.scope}`, extra: null };
-    },
-  };
-}
-
-/**
- * A polled vCenter: one {@link syncVcenter} pass (inventory and events read, events written first,
- * then the inventory), its changes explained by the events it has just stored.
- */
-export function vcenterSource(
-  client: VsphereClient,
-  options: SyncVcenterOptions,
-): ObservationSource<VcenterSyncReport['events']> {
-  return {
-    name: `vcenter ${options.server} ${client.url}`,
-    async pass(driver: Driver) {
-      const report = await syncVcenter(driver, client, options);
-      return { report, observer: `scheduler:${report.scope}`, extra: report.events };
-    },
-    summarize: ({ report, extra }) => [
-      `${report.scope} events: listed=${extra.listed} already-seen=${extra.alreadySeen} new=${extra.created} ` +
-        `cursor=${extra.cursor ?? 'none'}`,
-    ],
-  };
 }
 
 /**
