@@ -79,6 +79,37 @@ function cycles(edges: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The condition write primitives of src/graph/conditions.ts: every open or resolve goes through them. */
+const CONDITION_WRITES = ['openConditionsTx', 'resolveConditionsTx', 'openCondition', 'resolveCondition'];
+
+/**
+ * The files (path → source text) that import any of `names` from `module` (a path like
+ * `src/graph/conditions.ts`): named imports, aliased or not, and namespace imports (which reach all).
+ */
+function importersOf(files: ReadonlyMap<string, string>, module: string, names: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const [file, text] of files) {
+    for (const m of text.matchAll(/^(?:import|export)\s+(?:type\s+)?([^'"]*?)\s*from\s*'(\.[^']+)'/gm)) {
+      const target = relative(root, resolve(root, dirname(file), m[2]!)).replace(/\.js$/, '.ts');
+      if (target !== module) continue;
+      const clause = m[1]!;
+      const named = /\{([^}]*)\}/.exec(clause)?.[1] ?? '';
+      const imported = named
+        .split(',')
+        .map(
+          (n) =>
+            n
+              .trim()
+              .replace(/^type\s+/, '')
+              .split(/\s+as\s+/)[0]!,
+        )
+        .filter(Boolean);
+      if (/\*\s+as\s+/.test(clause) || imported.some((n) => names.includes(n))) found.add(file);
+    }
+  }
+  return [...found].sort();
+}
+
 describe('architecture: imports point down the data flow', () => {
   it('finds the source files and their imports', () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -134,6 +165,34 @@ describe('architecture: imports point down the data flow', () => {
 
   it('only the pipeline sequences an observation: ingest and the graph never call the correlator or the gate', () => {
     expect(importsOutside('src/ingest/', ['src/ingest/', 'src/graph/', 'src/model/'])).toEqual([]);
+  });
+
+  it('the import reader finds who imports a condition write, however it is spelt (so the check below can fail)', () => {
+    const files = new Map([
+      ['src/a/one.ts', "import { searchConditions } from '../graph/conditions.js';"],
+      [
+        'src/a/two.ts',
+        "import {\n  type ConditionOpen,\n  openConditionsTx as open,\n} from '../graph/conditions.js';",
+      ],
+      ['src/a/three.ts', "import * as conditions from '../graph/conditions.js';"],
+      ['src/graph/four.ts', "import { resolveCondition } from './conditions.js';"],
+      ['src/a/five.ts', "import { openConditionsTx } from '../graph/elsewhere.js';"],
+    ]);
+    expect(importersOf(files, 'src/graph/conditions.ts', CONDITION_WRITES)).toEqual([
+      'src/a/three.ts',
+      'src/a/two.ts',
+      'src/graph/four.ts',
+    ]);
+  });
+
+  it('conditions are written from two places only: the observation (recordTransitions) and the health scheduler (writeConditions)', () => {
+    const files = new Map(
+      AREAS_ROOTS.flatMap(sourceFiles).map((file) => [file, readFileSync(join(root, file), 'utf8')] as const),
+    );
+    expect(importersOf(files, 'src/graph/conditions.ts', CONDITION_WRITES)).toEqual([
+      'src/graph/transitions/record.ts',
+      'src/scheduler/condition-write.ts',
+    ]);
   });
 
   it('the cycle finder finds a cycle (so the two checks below can fail)', () => {
