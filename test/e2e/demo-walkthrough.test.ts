@@ -78,6 +78,18 @@ describe('the demo homelab', () => {
     expect(steps.map((s) => s.title.slice(0, 2))).toEqual(['1.', '2.', '3.', '4.', '5.']);
   });
 
+  // The README's own try-it line: a reader's first question, answered by the demo with a narrative.
+  it("the README demo query answers with the narrative of web01's stop", async () => {
+    const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+    const queries = [...readme.matchAll(/^node dist\/src\/main\.js query '(.+)'$/gm)].map((m) => m[1]!);
+    expect(queries).toHaveLength(1);
+    const { status, body } = await srv.gql(srv.tokens.agent, queries[0]!);
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const [edge] = body.data.transitions.edges;
+    expect(edge.node.narrative).toMatch(/alice@pve/);
+  });
+
   // In order: step 4 records an edge, as the reader does.
   it.each(steps)('tutorial step $title gives exactly the printed answer', async ({ operation, answer }) => {
     const { status, body } = await srv.gql(srv.tokens.agent, operation);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkFenceTx, claimLease, fencedDriver, readLeases, releaseLease } from '../../../src/graph/db/leases.js';
-import { isLeaseLost, type LeaseLostError } from '../../../src/model/lease.js';
-import { useGraph } from '../../support/graph.js';
+import { checkFenceTx, claimLease, fencedDriver, readLeases, releaseLease } from '../../../../src/graph/db/leases.js';
+import { isLeaseLost, type LeaseLostError } from '../../../../src/model/lease.js';
+import { useGraph } from '../../../support/graph.js';
 
 const { driver, scope } = useGraph();
 const name = `poll:${scope}`;

@@ -1,14 +1,14 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getEventsByIds, upsertEvents } from '../../../src/graph/events.js';
-import { getIngestCursor } from '../../../src/graph/cursors.js';
-import { upsertResources } from '../../../src/graph/resources/upsert.js';
-import { VANISHED_TASK_STATUS } from '../../../src/ingest/proxmox/tasks-recheck.js';
-import { syncProxmoxTasks, taskCursorId } from '../../../src/ingest/proxmox/tasks-sync.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
-import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
-import { taskEntry, taskEvent, taskListResponder, upidOf, useEventCleanup } from '../../support/proxmox-tasks.js';
+import { getEventsByIds, upsertEvents } from '../../../../src/graph/events.js';
+import { getIngestCursor } from '../../../../src/graph/cursors.js';
+import { upsertResources } from '../../../../src/graph/resources/upsert.js';
+import { VANISHED_TASK_STATUS } from '../../../../src/ingest/proxmox/tasks-recheck.js';
+import { syncProxmoxTasks, taskCursorId } from '../../../../src/ingest/proxmox/tasks-sync.js';
+import { useGraph } from '../../../support/graph.js';
+import { labRoutes, standinClient } from '../../../support/proxmox-lab.js';
+import { type ProxmoxStandin, startProxmoxStandin } from '../../../support/proxmox-standin.js';
+import { taskEntry, taskEvent, taskListResponder, upidOf, useEventCleanup } from '../../../support/proxmox-tasks.js';
 
 const { driver, scope } = useGraph();
 useEventCleanup(driver, scope);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useGraph } from '../../support/graph.js';
+import { useGraph } from '../../../support/graph.js';
 
 const { driver } = useGraph();
 

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import neo4j, { Neo4jError } from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { isoUtcOf, readQuery, toPlain } from '../../../src/graph/db/statements.js';
+import { isoUtcOf, readQuery, toPlain } from '../../../../src/graph/db/statements.js';
 
 /** What toPlain returned for a datetime before the fast path: luxon over toStandardDate. */
 function viaLuxon(dt: InstanceType<typeof neo4j.types.DateTime>): string | null {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appliedVersion, LATEST_MIGRATION, migrate, MIGRATIONS } from '../../../src/graph/db/migrations.js';
-import { useGraph } from '../../support/graph.js';
+import { appliedVersion, LATEST_MIGRATION, migrate, MIGRATIONS } from '../../../../src/graph/db/migrations.js';
+import { useGraph } from '../../../support/graph.js';
 
 const { driver } = useGraph();
 

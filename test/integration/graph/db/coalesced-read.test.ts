@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { coalescedRead, setSharedStatement } from '../../../src/graph/db/coalesced-read.js';
-import { countingDriver } from '../../../src/graph/db/driver.js';
-import { upsertEdges } from '../../../src/graph/edges.js';
-import { getResourceById, getResourcesBySlug } from '../../../src/graph/resources/read.js';
-import { upsertResources } from '../../../src/graph/resources/upsert.js';
-import { authorizationHistory, autonomyState } from '../../../src/graph/autonomy.js';
-import { latestTransitions, listTransitions } from '../../../src/graph/transitions/read.js';
-import { traverseFrom } from '../../../src/graph/traversal.js';
-import { useGraph } from '../../support/graph.js';
+import { coalescedRead, setSharedStatement } from '../../../../src/graph/db/coalesced-read.js';
+import { countingDriver } from '../../../../src/graph/db/driver.js';
+import { upsertEdges } from '../../../../src/graph/edges.js';
+import { getResourceById, getResourcesBySlug } from '../../../../src/graph/resources/read.js';
+import { upsertResources } from '../../../../src/graph/resources/upsert.js';
+import { authorizationHistory, autonomyState } from '../../../../src/graph/autonomy.js';
+import { latestTransitions, listTransitions } from '../../../../src/graph/transitions/read.js';
+import { traverseFrom } from '../../../../src/graph/traversal.js';
+import { useGraph } from '../../../support/graph.js';
 
 const { driver, scope } = useGraph();
 const HOSTS = 3;

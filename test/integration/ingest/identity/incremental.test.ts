@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { relationsOf } from '../../../src/graph/edges.js';
-import { upsertResources } from '../../../src/graph/resources/upsert.js';
-import { createIdentityTracker } from '../../../src/ingest/identity/incremental.js';
-import type { ResourceInput } from '../../../src/model/index.js';
-import { useGraph } from '../../support/graph.js';
+import { relationsOf } from '../../../../src/graph/edges.js';
+import { upsertResources } from '../../../../src/graph/resources/upsert.js';
+import { createIdentityTracker } from '../../../../src/ingest/identity/incremental.js';
+import type { ResourceInput } from '../../../../src/model/index.js';
+import { useGraph } from '../../../support/graph.js';
 
 const { driver, scope } = useGraph();
 const px = (n: number) => `proxmox:lab-${scope}/qemu/${n}`;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getResourceById } from '../../../src/graph/resources/read.js';
-import { listMissingResources } from '../../../src/graph/resources/staleness.js';
-import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
-import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
+import { getResourceById } from '../../../../src/graph/resources/read.js';
+import { listMissingResources } from '../../../../src/graph/resources/staleness.js';
+import { syncProxmox } from '../../../../src/ingest/proxmox/sync.js';
+import { useGraph } from '../../../support/graph.js';
+import { labRoutes, patchData, standinClient } from '../../../support/proxmox-lab.js';
+import { type ProxmoxStandin, startProxmoxStandin } from '../../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getResourceById } from '../../../src/graph/resources/read.js';
-import { vcenterServiceId } from '../../../src/ingest/vcenter/adapter-condition.js';
-import { observe } from '../../../src/pipeline/observe.js';
-import { vcenterSource } from '../../../src/ingest/vcenter/source.js';
-import { useGraph } from '../../support/graph.js';
-import { runTask, startVcsim, type Vcsim, vcsimOrSkip, vmRefs } from '../../support/vcsim.js';
+import { getResourceById } from '../../../../src/graph/resources/read.js';
+import { vcenterServiceId } from '../../../../src/ingest/vcenter/adapter-condition.js';
+import { observe } from '../../../../src/pipeline/observe.js';
+import { vcenterSource } from '../../../../src/ingest/vcenter/source.js';
+import { useGraph } from '../../../support/graph.js';
+import { runTask, startVcsim, type Vcsim, vcsimOrSkip, vmRefs } from '../../../support/vcsim.js';
 
 const bin = vcsimOrSkip();
 const { driver, scope } = useGraph();

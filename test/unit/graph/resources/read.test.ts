@@ -1,7 +1,7 @@
 import neo4j from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { identityResource, resourceFromProperties } from '../../../src/graph/resources/read.js';
-import { toPlain } from '../../../src/graph/db/statements.js';
+import { identityResource, resourceFromProperties } from '../../../../src/graph/resources/read.js';
+import { toPlain } from '../../../../src/graph/db/statements.js';
 
 describe('resource records from what Neo4j sends', () => {
   it('identityResource is what resourceFromProperties makes of a node with only id, kind, name and provider', () => {

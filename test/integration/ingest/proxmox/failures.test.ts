@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchConditions } from '../../../src/graph/conditions.js';
-import { getResourceById } from '../../../src/graph/resources/read.js';
-import { listMissingResources } from '../../../src/graph/resources/staleness.js';
-import type { ProxmoxClient } from '../../../src/ingest/proxmox/client.js';
-import { syncProxmox, type SyncProxmoxOptions } from '../../../src/ingest/proxmox/sync.js';
-import { observe } from '../../../src/pipeline/observe.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
-import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
+import { searchConditions } from '../../../../src/graph/conditions.js';
+import { getResourceById } from '../../../../src/graph/resources/read.js';
+import { listMissingResources } from '../../../../src/graph/resources/staleness.js';
+import type { ProxmoxClient } from '../../../../src/ingest/proxmox/client.js';
+import { syncProxmox, type SyncProxmoxOptions } from '../../../../src/ingest/proxmox/sync.js';
+import { observe } from '../../../../src/pipeline/observe.js';
+import { useGraph } from '../../../support/graph.js';
+import { labRoutes, standinClient } from '../../../support/proxmox-lab.js';
+import { type ProxmoxStandin, startProxmoxStandin } from '../../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
 

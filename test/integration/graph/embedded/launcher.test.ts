@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import neo4j from 'neo4j-driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createDriver } from '../../../src/graph/db/driver.js';
-import { EmbeddedNeo4jError } from '../../../src/graph/embedded/errors.js';
-import { freePort } from '../../../src/graph/embedded/ports.js';
-import { resolveClasspath } from '../../../src/graph/embedded/classpath.js';
-import { startEmbeddedNeo4j } from '../../../src/graph/embedded/launcher.js';
+import { createDriver } from '../../../../src/graph/db/driver.js';
+import { EmbeddedNeo4jError } from '../../../../src/graph/embedded/errors.js';
+import { freePort } from '../../../../src/graph/embedded/ports.js';
+import { resolveClasspath } from '../../../../src/graph/embedded/classpath.js';
+import { startEmbeddedNeo4j } from '../../../../src/graph/embedded/launcher.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -96,7 +96,7 @@ describe('embedded Neo4j lifecycle and authentication', () => {
 
   it('prints one ready line, asks for the password, and shuts down cleanly when its stdin closes (its parent is gone)', async () => {
     const { spawn } = await import('node:child_process');
-    const { NEO4J_JVM_FLAGS } = await import('../../../src/graph/embedded/launcher.js');
+    const { NEO4J_JVM_FLAGS } = await import('../../../../src/graph/embedded/launcher.js');
     const port = await freePort();
     const passwordFile = join(home, 'first.password');
     writeFileSync(passwordFile, 'lifecycle-test-password\n', { mode: 0o600 });

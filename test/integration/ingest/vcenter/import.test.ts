@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../support/fixtures.js';
-import { getResourceById, resourceFromProperties } from '../../../src/graph/resources/read.js';
-import { importVcenterInventory } from '../../../src/ingest/vcenter/import.js';
-import { useGraph } from '../../support/graph.js';
+import { readFixture } from '../../../support/fixtures.js';
+import { getResourceById, resourceFromProperties } from '../../../../src/graph/resources/read.js';
+import { importVcenterInventory } from '../../../../src/ingest/vcenter/import.js';
+import { useGraph } from '../../../support/graph.js';
 
 const { driver, scope } = useGraph();
 const fixture = (name: string): unknown => readFixture(`vcenter/${name}`);

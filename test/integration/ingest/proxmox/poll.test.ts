@@ -1,13 +1,13 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getResourceById } from '../../../src/graph/resources/read.js';
-import { createProxmoxPollState } from '../../../src/ingest/proxmox/poll-state.js';
-import { observe } from '../../../src/pipeline/observe.js';
-import { proxmoxSource } from '../../../src/ingest/proxmox/source.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
-import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../../support/proxmox-tasks.js';
+import { getResourceById } from '../../../../src/graph/resources/read.js';
+import { createProxmoxPollState } from '../../../../src/ingest/proxmox/poll-state.js';
+import { observe } from '../../../../src/pipeline/observe.js';
+import { proxmoxSource } from '../../../../src/ingest/proxmox/source.js';
+import { useGraph } from '../../../support/graph.js';
+import { labRoutes, patchData, standinClient } from '../../../support/proxmox-lab.js';
+import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../../../support/proxmox-standin.js';
+import { taskEntry, taskListResponder, useEventCleanup } from '../../../support/proxmox-tasks.js';
 
 const { driver, scope } = useGraph();
 useEventCleanup(driver, scope);

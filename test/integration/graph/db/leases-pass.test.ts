@@ -1,10 +1,10 @@
 import { afterAll, expect, it } from 'vitest';
-import { claimLease, fencedDriver } from '../../../src/graph/db/leases.js';
-import { observe } from '../../../src/pipeline/observe.js';
-import { proxmoxSource } from '../../../src/ingest/proxmox/source.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, standinClient } from '../../support/proxmox-lab.js';
-import { startProxmoxStandin } from '../../support/proxmox-standin.js';
+import { claimLease, fencedDriver } from '../../../../src/graph/db/leases.js';
+import { observe } from '../../../../src/pipeline/observe.js';
+import { proxmoxSource } from '../../../../src/ingest/proxmox/source.js';
+import { useGraph } from '../../../support/graph.js';
+import { labRoutes, standinClient } from '../../../support/proxmox-lab.js';
+import { startProxmoxStandin } from '../../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
 

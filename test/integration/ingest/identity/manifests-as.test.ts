@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFixture } from '../../support/fixtures.js';
-import { relationsOf } from '../../../src/graph/edges.js';
+import { readFixture } from '../../../support/fixtures.js';
+import { relationsOf } from '../../../../src/graph/edges.js';
 import {
   MANIFESTS_AS_SOURCE,
   resolveManifestsAs,
   withdrawInferredEdges,
-} from '../../../src/ingest/identity/manifests-as.js';
-import { syncProxmox } from '../../../src/ingest/proxmox/sync.js';
-import { importVcenterInventory } from '../../../src/ingest/vcenter/import.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
-import { startProxmoxStandin, type ProxmoxStandin } from '../../support/proxmox-standin.js';
+} from '../../../../src/ingest/identity/manifests-as.js';
+import { syncProxmox } from '../../../../src/ingest/proxmox/sync.js';
+import { importVcenterInventory } from '../../../../src/ingest/vcenter/import.js';
+import { useGraph } from '../../../support/graph.js';
+import { labRoutes, patchData, standinClient } from '../../../support/proxmox-lab.js';
+import { startProxmoxStandin, type ProxmoxStandin } from '../../../support/proxmox-standin.js';
 
 const { driver, scope } = useGraph();
 const cluster = `lab-${scope}`;
