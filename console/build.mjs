@@ -1,0 +1,50 @@
+// The console's own small build: one esbuild bundle (preact, cytoscape and the pages) and the one
+// stylesheet their CSS imports make (app.css) into dist/console/, beside the service's build. Run by `npm run build` (console:build)
+// and by the browser tests when the bundle is older than its sources. Fails past the size budget.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, '..', 'dist', 'console');
+/** JS and CSS together, gzip-compressed (issue 31). */
+const BUDGET_GZIP_BYTES = 300 * 1024;
+
+export async function buildConsole({ quiet = false } = {}) {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: { app: join(here, 'src', 'main.tsx') },
+    outdir: out,
+    entryNames: '[name]',
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2020',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    logLevel: quiet ? 'error' : 'warning',
+  });
+  copyFileSync(join(here, 'src', 'index.html'), join(out, 'index.html'));
+  let gzipTotal = 0;
+  const sizes = ['app.js', 'app.css'].map((name) => {
+    const body = readFileSync(join(out, name));
+    const gz = gzipSync(body, { level: 9 }).length;
+    gzipTotal += gz;
+    return `${name} ${(body.length / 1024).toFixed(1)} KB (gzip ${(gz / 1024).toFixed(1)} KB)`;
+  });
+  if (!quiet) console.log(`console: ${sizes.join(', ')} -> ${out}`);
+  if (gzipTotal > BUDGET_GZIP_BYTES)
+    throw new Error(`console: JS+CSS gzip ${gzipTotal} bytes is over the ${BUDGET_GZIP_BYTES}-byte budget`);
+  return { out, gzipBytes: gzipTotal };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  buildConsole().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

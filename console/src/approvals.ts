@@ -1,0 +1,98 @@
+// The approval requests the inbox and history read, and the live feed of their changes.
+import { gql, subscribe } from './api';
+
+export const APPROVAL_FIELDS = `id planId step status requester requesterOwner reason requestedAt expiresAt action
+  targetId targetName inputs riskClass autonomy approval reasons decidedBy decidedAt decisionReason
+  grantExpiresAt usedAt usedBy`;
+
+export interface ApprovalRequest {
+  id: string;
+  planId: string | null;
+  step: number | null;
+  status: string;
+  requester: string;
+  requesterOwner: string | null;
+  reason: string;
+  requestedAt: string;
+  expiresAt: string;
+  action: string;
+  targetId: string;
+  targetName: string;
+  inputs: string;
+  riskClass: string;
+  autonomy: string;
+  approval: string;
+  reasons: string[];
+  decidedBy: string | null;
+  decidedAt: string | null;
+  decisionReason: string | null;
+  grantExpiresAt: string | null;
+  usedAt: string | null;
+  usedBy: string | null;
+}
+
+export interface Grant {
+  approvalId: string;
+  token: string;
+  expiresAt: string;
+}
+
+export interface ApprovalChange {
+  sequence: number;
+  change: string;
+  at: string;
+  approval: ApprovalRequest;
+}
+
+export async function listApprovals(status: string | null, first = 100): Promise<ApprovalRequest[]> {
+  const d = await gql<{ approvals: { nodes: ApprovalRequest[] } }>(
+    `query($status: ApprovalStatus, $first: Int) { approvals(status: $status, first: $first) { nodes { ${APPROVAL_FIELDS} } } }`,
+    { status, first },
+  );
+  return d.approvals.nodes;
+}
+
+/** Every change to any approval, live (resumes after a reconnect with `since`). */
+export function watchApprovals(onChange: (c: ApprovalChange) => void, onError?: (e: Error) => void): () => void {
+  return subscribe<{ approvalChanged: ApprovalChange }>(
+    `subscription($since: Int) { approvalChanged(since: $since) { sequence change at approval { ${APPROVAL_FIELDS} } } }`,
+    {},
+    (d) => onChange(d.approvalChanged),
+    onError,
+  );
+}
+
+const DECISION = `approvals { ${APPROVAL_FIELDS} } grants { approvalId token expiresAt }`;
+
+export async function approve(
+  id: string,
+  confirmTarget?: string,
+): Promise<{ approvals: ApprovalRequest[]; grants: Grant[] }> {
+  const d = await gql<{ approve: { approvals: ApprovalRequest[]; grants: Grant[] } }>(
+    `mutation($id: ID!, $confirmTarget: String) { approve(id: $id, confirmTarget: $confirmTarget) { ${DECISION} } }`,
+    { id, confirmTarget: confirmTarget ?? null },
+  );
+  return d.approve;
+}
+
+export async function deny(id: string, reason: string): Promise<ApprovalRequest[]> {
+  const d = await gql<{ deny: { approvals: ApprovalRequest[] } }>(
+    `mutation($id: ID!, $reason: String!) { deny(id: $id, reason: $reason) { ${DECISION} } }`,
+    { id, reason },
+  );
+  return d.deny.approvals;
+}
+
+/** Whether this principal asked for it (the API refuses them too, and also by the token's owner). */
+export function isOwnRequest(a: ApprovalRequest, principal: string): boolean {
+  return a.requester === principal || a.requesterOwner === principal;
+}
+
+/** Pretty-printed inputs (already redacted by the service). */
+export function prettyInputs(inputs: string): string {
+  try {
+    return JSON.stringify(JSON.parse(inputs), null, 2);
+  } catch {
+    return inputs;
+  }
+}
