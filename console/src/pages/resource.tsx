@@ -1,39 +1,209 @@
-// One resource (C3 owns this page and extends it with the neighbourhood graph).
+// #/resource/<id or kind:name>: what the resource is and says (kind, state, raw state, lifecycle,
+// attributes with their owners), its health and checks, its transitions, its neighbourhood graph
+// and the incident-context paragraph. A new transition of it (transitionObserved) reloads the page's data.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { gql } from '../api';
-import { ErrorBox, Loading } from '../components/ui';
-import { RESOURCE_SUMMARY, type ResourceSummary } from '../resource-fields';
+import { gql, subscribe } from '../api';
+import { AttributesTable } from '../components/attribute-owners';
+import { CHECK_FIELDS, ChecksTable, type CheckData } from '../components/checks-table';
+import { ConditionsPanel } from '../components/conditions-panel';
+import { NeighbourhoodGraph } from '../components/graph';
+import { browserZone } from '../components/hash-params';
+import { IncidentParagraph } from '../components/incident-paragraph';
+import { TRANSITION_FIELDS, TransitionTable, type TransitionRowData } from '../components/transition-list';
+import { Badge, ErrorBox, Loading } from '../components/ui';
+import { STATE_FIELDS } from '../resource-fields';
+import { href, navigate } from '../router';
 import type { Session } from '../session';
+import { Time } from '../time';
+import './pages.css';
+
+const RESOURCE = `query($id: ID, $slug: String) {
+  resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt
+    firstSeen lastSeen missingSince declaration { by evidence at }
+    ${STATE_FIELDS} }
+}`;
+
+const DETAILS = `query($ref: String!, $refId: ID!, $zone: String) {
+  checks(resourceId: $refId) { ${CHECK_FIELDS} }
+  transitions(resourceId: $ref, first: 25) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
+}`;
+
+const LIVE = `subscription($ref: String, $since: Int) { transitionObserved(resourceId: $ref, since: $since) { id sequence } }`;
+
+interface ResourceData {
+  id: string;
+  kind: string;
+  provider: string;
+  name: string;
+  slug: string;
+  lifecycle: string;
+  rawState: string | null;
+  state?: string;
+  attributes: Record<string, unknown>;
+  health: string;
+  lastCheckAt: string | null;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  missingSince: string | null;
+  declaration: { by: string; evidence: string | null; at: string | null } | null;
+}
+
+interface Details {
+  checks: CheckData[];
+  transitions: { edges: { node: TransitionRowData }[]; pageInfo: { hasNextPage: boolean } };
+}
+
+/** `vm:web01` is a slug; anything else (proxmox:homelab/qemu/101, manual:…) an id. */
+const SLUG = /^(cluster|host|vm|lxc|storage|network|service):/;
+
+function Facts(props: { r: ResourceData }) {
+  const { r } = props;
+  const row = (label: string, value: ComponentChildren) => (
+    <>
+      <dt>{label}</dt>
+      <dd>{value ?? <span class="muted">—</span>}</dd>
+    </>
+  );
+  return (
+    <dl class="facts" data-testid="resource-facts">
+      {row('Kind', r.kind)}
+      {row('Provider', r.provider)}
+      {row('State', r.state && <Badge value={r.state} kind="state" />)}
+      {row('Raw state', r.rawState && <code>{r.rawState}</code>)}
+      {row('Lifecycle', <Badge value={r.lifecycle} kind="lifecycle" />)}
+      {row('Health', <Badge value={r.health} kind="health" />)}
+      {row('Last check', r.lastCheckAt && <Time iso={r.lastCheckAt} />)}
+      {row('First seen', r.firstSeen && <Time iso={r.firstSeen} />)}
+      {row('Last seen', r.lastSeen && <Time iso={r.lastSeen} />)}
+      {r.missingSince && row('Missing since', <Time iso={r.missingSince} />)}
+      {r.declaration &&
+        row(
+          'Declared',
+          <>
+            by {r.declaration.by}
+            {r.declaration.at && (
+              <>
+                {' '}
+                on <Time iso={r.declaration.at} />
+              </>
+            )}
+            {r.declaration.evidence && <div class="muted">evidence: {r.declaration.evidence}</div>}
+          </>,
+        )}
+      {row('Id', <code>{r.id}</code>)}
+    </dl>
+  );
+}
 
 export default function ResourcePage(props: { session: Session; params: Record<string, string> }) {
-  const id = props.params.id ?? '';
-  const [r, setR] = useState<ResourceSummary | null | undefined>(undefined);
+  const ref = props.params.id ?? '';
+  const zone = browserZone();
+  const [resource, setResource] = useState<ResourceData | null | undefined>(undefined);
+  const [details, setDetails] = useState<Details | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+
+  // Leaving for another resource: the old one's data goes at once.
   useEffect(() => {
-    setR(undefined);
-    gql<{ resource: ResourceSummary | null }>(`query($id: ID) { resource(id: $id) { ${RESOURCE_SUMMARY} } }`, {
-      id,
-    }).then(
-      (d) => setR(d.resource),
-      (e: Error) => setError(e.message),
-    );
+    setResource(undefined);
+    setDetails(null);
+  }, [ref]);
+
+  useEffect(() => {
+    let cancelled = false;
+    setError(null);
+    const vars = SLUG.test(ref) ? { slug: ref } : { id: ref };
+    gql<{ resource: ResourceData | null }>(RESOURCE, vars)
+      .then(async (d) => {
+        if (cancelled) return;
+        setResource(d.resource);
+        if (!d.resource) return;
+        const more = await gql<Details>(DETAILS, { ref: d.resource.id, refId: d.resource.id, zone });
+        if (!cancelled) setDetails(more);
+      })
+      .catch((e: Error) => !cancelled && setError(e.message));
+    return () => {
+      cancelled = true;
+    };
+  }, [ref, zone, version]);
+
+  // A new transition of this resource: read it all again (state, history, conditions).
+  const id = resource?.id;
+  useEffect(() => {
+    if (!id) return;
+    return subscribe<{ transitionObserved: { id: string } }>(LIVE, { ref: id }, () => setVersion((v) => v + 1));
   }, [id]);
+
   if (error) return <ErrorBox message={error} />;
-  if (r === undefined) return <Loading what={id} />;
-  if (r === null) return <ErrorBox message={`No resource ${id}`} />;
+  if (resource === undefined) return <Loading what="the resource" />;
+  if (resource === null)
+    return (
+      <p data-testid="resource-missing">
+        No resource <code>{ref}</code>. <a href={href(`/search?q=${encodeURIComponent(ref)}`)}>Search for it</a>.
+      </p>
+    );
+  const transitions = details?.transitions.edges.map((e) => e.node) ?? null;
   return (
-    <section>
-      <h1>{r.slug}</h1>
-      <dl>
-        <dt>Kind</dt>
-        <dd>{r.kind}</dd>
-        <dt>State</dt>
-        <dd>{r.state ?? r.rawState ?? '—'}</dd>
-        <dt>Lifecycle</dt>
-        <dd>{r.lifecycle}</dd>
-        <dt>Provider</dt>
-        <dd>{r.provider}</dd>
-      </dl>
-    </section>
+    <article class="resource-page" data-testid="resource" data-resource-id={resource.id}>
+      <h1>
+        {resource.name} <span class="muted">{resource.slug}</span>
+      </h1>
+      <div class="resource-grid">
+        <section aria-labelledby="facts-title">
+          <h2 id="facts-title">Resource</h2>
+          <Facts r={resource} />
+        </section>
+        <section aria-labelledby="attributes-title">
+          <h2 id="attributes-title">Attributes</h2>
+          <AttributesTable
+            attributes={resource.attributes}
+            provider={resource.provider}
+            kind={resource.kind}
+            declaredBy={resource.declaration?.by ?? null}
+          />
+        </section>
+      </div>
+      <NeighbourhoodGraph
+        root={{
+          id: resource.id,
+          name: resource.name,
+          slug: resource.slug,
+          kind: resource.kind,
+          health: resource.health,
+        }}
+        onWalk={(to) => navigate(`/resource/${encodeURIComponent(to)}`)}
+      />
+      {transitions ? (
+        <IncidentParagraph
+          key={resource.id}
+          id={resource.id}
+          zone={zone}
+          latestChangeAt={transitions[0]?.observedAt ?? null}
+        />
+      ) : (
+        <Loading what="the incident context" />
+      )}
+      <section aria-labelledby="checks-title">
+        <h2 id="checks-title">Health and checks</h2>
+        {details ? <ChecksTable checks={details.checks} /> : <Loading what="checks" />}
+      </section>
+      <ConditionsPanel resource={resource.id} zone={zone} />
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">Transitions</h2>
+        {!transitions && <Loading what="transitions" />}
+        {transitions && transitions.length === 0 && <p class="muted">No transitions recorded.</p>}
+        {transitions && transitions.length > 0 && (
+          <>
+            <TransitionTable rows={transitions} showResource={false} />
+            {details?.transitions.pageInfo.hasNextPage && (
+              <p>
+                <a href={href(`/timeline?resource=${encodeURIComponent(resource.id)}`)}>All its transitions</a>
+              </p>
+            )}
+          </>
+        )}
+      </section>
+    </article>
   );
 }
