@@ -10,8 +10,11 @@ COPY schema ./schema
 COPY src ./src
 COPY resolvers ./resolvers
 COPY correlator ./correlator
+# The operator console's sources: npm run build bundles them into dist/console/ (console/build.mjs).
+COPY console ./console
 # Everything the build needs is in node_modules (GraphiQL's assets come from the pinned
-# @graphql-yoga/graphiql package): nothing is fetched from the network after npm ci.
+# @graphql-yoga/graphiql package, the console's from preact and cytoscape): nothing is fetched
+# from the network after npm ci.
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

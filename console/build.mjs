@@ -2,7 +2,7 @@
 // stylesheet their CSS imports make (app.css) into dist/console/, beside the service's build. Run by `npm run build` (console:build)
 // and by the browser tests when the bundle is older than its sources. Fails past the size budget.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -13,11 +13,13 @@ const out = join(here, '..', 'dist', 'console');
 const BUDGET_GZIP_BYTES = 300 * 1024;
 
 export async function buildConsole({ quiet = false } = {}) {
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
+  // Built beside the old build and swapped in, so a running server never reads a half-written file.
+  const next = `${out}.next-${process.pid}`;
+  rmSync(next, { recursive: true, force: true });
+  mkdirSync(next, { recursive: true });
   await build({
     entryPoints: { app: join(here, 'src', 'main.tsx') },
-    outdir: out,
+    outdir: next,
     entryNames: '[name]',
     bundle: true,
     minify: true,
@@ -27,18 +29,25 @@ export async function buildConsole({ quiet = false } = {}) {
     jsxImportSource: 'preact',
     legalComments: 'none',
     logLevel: quiet ? 'error' : 'warning',
+  }).catch((err) => {
+    rmSync(next, { recursive: true, force: true });
+    throw err;
   });
-  copyFileSync(join(here, 'src', 'index.html'), join(out, 'index.html'));
+  copyFileSync(join(here, 'src', 'index.html'), join(next, 'index.html'));
   let gzipTotal = 0;
   const sizes = ['app.js', 'app.css'].map((name) => {
-    const body = readFileSync(join(out, name));
+    const body = readFileSync(join(next, name));
     const gz = gzipSync(body, { level: 9 }).length;
     gzipTotal += gz;
     return `${name} ${(body.length / 1024).toFixed(1)} KB (gzip ${(gz / 1024).toFixed(1)} KB)`;
   });
   if (!quiet) console.log(`console: ${sizes.join(', ')} -> ${out}`);
-  if (gzipTotal > BUDGET_GZIP_BYTES)
+  if (gzipTotal > BUDGET_GZIP_BYTES) {
+    rmSync(next, { recursive: true, force: true });
     throw new Error(`console: JS+CSS gzip ${gzipTotal} bytes is over the ${BUDGET_GZIP_BYTES}-byte budget`);
+  }
+  rmSync(out, { recursive: true, force: true });
+  renameSync(next, out);
   return { out, gzipBytes: gzipTotal };
 }
 

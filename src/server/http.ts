@@ -4,6 +4,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
 import { CLOUDEVENTS_PATH, createCloudEventsHandler, type PushSource } from './cloudevents-http.js';
+import { CONSOLE_PATH, createConsoleHandler } from './console.js';
 import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
 import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './request-limits.js';
@@ -24,8 +25,9 @@ export interface HttpOptions {
 }
 
 /**
- * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /events/cloudevents (pushed
- * vCenter events, see cloudevents-http.ts), /healthz (process alive),
+ * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /console (the operator
+ * console's built files; `/` redirects there), /events/cloudevents (pushed vCenter events, see
+ * cloudevents-http.ts), /healthz (process alive),
  * /readyz (Neo4j + migrations). The token store authenticates every request to /graphql and /mcp;
  * the token operations manage the same store.
  */
@@ -45,6 +47,7 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
       'GraphiQL assets not found: @graphql-yoga/graphiql is missing or not the version graphql-yoga names (npm ci); the browser page will not load offline',
     );
   const asset = assetDir ? createAssetHandler(assetDir) : () => null;
+  const consolePages = createConsoleHandler();
   const routes = {
     healthz: guarded(deps.log, '/healthz', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
@@ -61,6 +64,12 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
         res.writeHead(200, { 'content-type': found.type, 'cache-control': 'public, max-age=86400' }).end(found.body);
       else res.writeHead(404).end();
     }),
+    console: guarded(deps.log, CONSOLE_PATH, consolePages),
+    home: guarded(deps.log, '/', (_req, res) => {
+      res
+        .writeHead(302, { location: CONSOLE_PATH, 'content-type': 'text/plain; charset=utf-8' })
+        .end(`${CONSOLE_PATH}\n`);
+    }),
     graphql: guarded(deps.log, '/graphql', (req, res) =>
       refuseOversizedBody(req, res, maxBody) ? undefined : yoga.handle(req, res),
     ),
@@ -70,7 +79,7 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
       res.writeHead(404, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           error: 'not found',
-          endpoints: ['/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
+          endpoints: [CONSOLE_PATH, '/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
         }),
       );
     }),
@@ -82,6 +91,8 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
     if (path === '/healthz') return routes.healthz(req, res);
     if (path === '/readyz') return routes.readyz(req, res);
     if (path.startsWith(GRAPHIQL_ASSET_PREFIX) && req.method === 'GET') return routes.asset(req, res);
+    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return routes.home(req, res);
+    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return routes.console(req, res);
     if (path === '/graphql') return routes.graphql(req, res);
     if (path === '/mcp') return routes.mcp(req, res);
     if (path === CLOUDEVENTS_PATH) return routes.cloudEvents(req, res);

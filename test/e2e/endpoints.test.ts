@@ -74,7 +74,7 @@ describe('HTTP endpoints', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
       error: 'not found',
-      endpoints: ['/graphql', '/mcp', '/events/cloudevents', '/healthz', '/readyz'],
+      endpoints: ['/console', '/graphql', '/mcp', '/events/cloudevents', '/healthz', '/readyz'],
     });
   });
 });
