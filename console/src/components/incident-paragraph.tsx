@@ -1,6 +1,6 @@
 // The incident-context paragraph for a ticket (incidentContext): over a window the operator picks —
-// by default around the resource's latest change when that is older than the last 6 hours — with
-// a button that copies it to the clipboard.
+// by default the 6 hours up to the latest change (the resource's, else the estate's) when that is
+// older than the last 6 hours — with a button that copies it to the clipboard.
 import { useEffect, useState } from 'preact/hooks';
 import { gql, GqlError } from '../api';
 import { Button, ErrorBox, Loading } from './ui';
@@ -11,7 +11,7 @@ const QUERY = `query($id: ID!, $since: DateTime, $until: DateTime, $zone: String
 
 const HOUR = 3_600_000;
 const WINDOWS: Record<string, { label: string; hours: number }> = {
-  latest: { label: 'around its latest change (6 h)', hours: 6 },
+  latest: { label: 'the 6 hours up to the latest change', hours: 6 },
   '6h': { label: 'the last 6 hours', hours: 6 },
   '24h': { label: 'the last 24 hours', hours: 24 },
   '7d': { label: 'the last 7 days', hours: 24 * 7 },

@@ -27,6 +27,7 @@ const RESOURCE = `query($id: ID, $slug: String) {
 const DETAILS = `query($ref: String!, $refId: ID!, $zone: String) {
   checks(resourceId: $refId) { ${CHECK_FIELDS} }
   transitions(resourceId: $ref, first: 25) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
+  newest: transitions(first: 1) { edges { node { observedAt } } }
 }`;
 
 const LIVE = `subscription($ref: String, $since: Int) { transitionObserved(resourceId: $ref, since: $since) { id sequence } }`;
@@ -52,6 +53,7 @@ interface ResourceData {
 interface Details {
   checks: CheckData[];
   transitions: { edges: { node: TransitionRowData }[]; pageInfo: { hasNextPage: boolean } };
+  newest: { edges: { node: { observedAt: string } }[] };
 }
 
 /** `vm:web01` is a slug; anything else (proxmox:homelab/qemu/101, manual:…) an id. */
