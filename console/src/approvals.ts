@@ -3,7 +3,7 @@ import { gql, subscribe } from './api';
 
 export const APPROVAL_FIELDS = `id planId step status requester requesterOwner reason requestedAt expiresAt action
   targetId targetName inputs riskClass autonomy approval reasons decidedBy decidedAt decisionReason
-  grantExpiresAt usedAt usedBy`;
+  grantExpiresAt usedAt usedBy expired`;
 
 export interface ApprovalRequest {
   id: string;
@@ -29,6 +29,8 @@ export interface ApprovalRequest {
   grantExpiresAt: string | null;
   usedAt: string | null;
   usedBy: string | null;
+  /** Pending past expiresAt: nobody can decide it any more. */
+  expired: boolean;
 }
 
 export interface Grant {
@@ -39,17 +41,39 @@ export interface Grant {
 
 export interface ApprovalChange {
   sequence: number;
-  change: string;
+  change: 'requested' | 'approved' | 'denied' | 'redeemed' | 'refused';
   at: string;
+  actor: string;
   approval: ApprovalRequest;
 }
 
-export async function listApprovals(status: string | null, first = 100): Promise<ApprovalRequest[]> {
+export interface GrantRedeem {
+  id: string;
+  at: string;
+  principal: string;
+  outcome: 'redeemed' | 'refused';
+  refusal: { code: string; field: string | null; message: string } | null;
+  approvalId: string;
+  approval: { action: string; targetId: string; targetName: string; requester: string } | null;
+}
+
+/** Open requests (pending, unexpired: what an operator can still decide), or the others. */
+export async function listApprovals(open: boolean, first = 100): Promise<ApprovalRequest[]> {
   const d = await gql<{ approvals: { nodes: ApprovalRequest[] } }>(
-    `query($status: ApprovalStatus, $first: Int) { approvals(status: $status, first: $first) { nodes { ${APPROVAL_FIELDS} } } }`,
-    { status, first },
+    `query($open: Boolean, $first: Int) { approvals(open: $open, first: $first) { nodes { ${APPROVAL_FIELDS} } } }`,
+    { open, first },
   );
   return d.approvals.nodes;
+}
+
+/** Grant redeems, newest first: the used ones and the refused ones. */
+export async function listRedeems(first = 100): Promise<GrantRedeem[]> {
+  const d = await gql<{ grantRedeems: { nodes: GrantRedeem[] } }>(
+    `query($first: Int) { grantRedeems(first: $first) { nodes { id at principal outcome refusal { code field message }
+      approvalId approval { action targetId targetName requester } } } }`,
+    { first },
+  );
+  return d.grantRedeems.nodes;
 }
 
 /** Every change to any approval, live (resumes after a reconnect with `since`). */

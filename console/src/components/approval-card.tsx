@@ -11,7 +11,7 @@ export type Decide = (a: ApprovalRequest, how: 'approve' | 'deny') => void;
 export function ApprovalCard(props: { a: ApprovalRequest; session: Session; onDecide: Decide; fresh?: boolean }) {
   const { a, session } = props;
   const own = isOwnRequest(a, session.principal);
-  const expired = new Date(a.expiresAt).getTime() <= Date.now();
+  const expired = a.expired || new Date(a.expiresAt).getTime() <= Date.now();
   return (
     <article class={`card approval${props.fresh ? ' fresh' : ''}`} data-testid="approval" data-approval-id={a.id}>
       <header class="card-head">

@@ -52,7 +52,7 @@ export default function InboxPage(props: { session: Session; params: Record<stri
   const [, tick] = useState(0);
 
   const reload = useCallback(() => {
-    listApprovals('pending').then(
+    listApprovals(true).then(
       (list) => {
         setPending(list);
         setError(null);
@@ -69,7 +69,7 @@ export default function InboxPage(props: { session: Session; params: Record<stri
         if (c.change === 'requested') setFresh((s) => new Set(s).add(c.approval.id));
         setPending((list) => {
           const rest = (list ?? []).filter((a) => a.id !== c.approval.id);
-          return c.approval.status === 'pending' ? [c.approval, ...rest] : rest;
+          return c.approval.status === 'pending' && !c.approval.expired ? [c.approval, ...rest] : rest;
         });
       },
       () => {
