@@ -90,6 +90,8 @@ export function subscribe<T>(
   variables: Record<string, unknown>,
   onData: (data: T) => void,
   onError?: (e: Error) => void,
+  /** Called each time the stream is (re)connected. */
+  onOpen?: () => void,
 ): () => void {
   let stopped = false;
   let controller: AbortController | null = null;
@@ -112,6 +114,7 @@ export function subscribe<T>(
         const answer = (await res.json().catch(() => ({}))) as GqlAnswer<T>;
         throw failure(answer, res.status) ?? new GqlError(`HTTP ${res.status}`);
       }
+      onOpen?.();
       await readEvents(res.body, (event, raw) => {
         if (event !== 'next' && event !== 'message') return;
         const answer = JSON.parse(raw) as GqlAnswer<T>;

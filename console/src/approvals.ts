@@ -77,12 +77,17 @@ export async function listRedeems(first = 100): Promise<GrantRedeem[]> {
 }
 
 /** Every change to any approval, live (resumes after a reconnect with `since`). */
-export function watchApprovals(onChange: (c: ApprovalChange) => void, onError?: (e: Error) => void): () => void {
+export function watchApprovals(
+  onChange: (c: ApprovalChange) => void,
+  onError?: (e: Error) => void,
+  onOpen?: () => void,
+): () => void {
   return subscribe<{ approvalChanged: ApprovalChange }>(
     `subscription($since: Int) { approvalChanged(since: $since) { sequence change at approval { ${APPROVAL_FIELDS} } } }`,
     {},
     (d) => onChange(d.approvalChanged),
     onError,
+    onOpen,
   );
 }
 

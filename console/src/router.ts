@@ -17,8 +17,10 @@ export function resourceHref(id: string): string {
   return href(`/resource/${encodeURIComponent(id)}`);
 }
 
-export function navigate(route: string): void {
-  window.location.hash = href(route);
+/** Goes to a route; `replace` swaps the current history entry (a redirect Back should skip). */
+export function navigate(route: string, replace = false): void {
+  if (replace) window.location.replace(href(route));
+  else window.location.hash = href(route);
 }
 
 export function parseRoute(hash: string): Route {

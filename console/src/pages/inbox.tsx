@@ -65,7 +65,6 @@ export default function InboxPage(props: { session: Session; params: Record<stri
     reload();
     const stop = watchApprovals(
       (c) => {
-        setLive(true);
         if (c.change === 'requested') setFresh((s) => new Set(s).add(c.approval.id));
         setPending((list) => {
           const rest = (list ?? []).filter((a) => a.id !== c.approval.id);
@@ -76,6 +75,7 @@ export default function InboxPage(props: { session: Session; params: Record<stri
         setLive(false);
         reload();
       },
+      () => setLive(true),
     );
     const timer = setInterval(() => tick((n) => n + 1), 15_000); // "expires in" stays current
     return () => {

@@ -35,7 +35,7 @@ export default function SearchPage(props: { session: Session; params: Record<str
     (async () => {
       if (q) {
         const id = await exactMatch(q);
-        if (id && live) return navigate(`/resource/${encodeURIComponent(id)}`);
+        if (id && live) return navigate(`/resource/${encodeURIComponent(id)}`, true);
       }
       // A slug's name part also matches by name (vm:web01 → web01).
       const name = q.includes(':') ? q.slice(q.indexOf(':') + 1) : q;
