@@ -89,6 +89,8 @@ const output = await codegen({
       ConditionChange: '../services/feed.js#ConditionChange as ConditionChangeModel',
       HealthChange: '../services/feed.js#HealthChange as HealthChangeModel',
       ApprovalRequest: '../model/index.js#ApprovalRecord',
+      ApprovalChange: '../services/feed.js#ApprovalChange as ApprovalChangeModel',
+      GrantRedeem: '../services/grant-history.js#GrantRedeemView',
     },
     avoidOptionals: false,
     maybeValue: 'T | null | undefined',

@@ -1,45 +1,30 @@
+import { randomUUID } from 'node:crypto';
 import type { Driver } from 'neo4j-driver';
 import type {
   ActionAuthorizedRecord,
   ApprovalRecord,
   ApprovalStatus,
   AutonomyState,
+  GrantRefusalCode,
   Lifecycle,
 } from '../model/index.js';
 import { AitiaError } from '../model/errors.js';
+import { appendApprovalChangesTx, approvalOf, recordGrantRedeemTx } from './approval-history.js';
 import { type AuditInput, writeAuditTx, writeWithAudit } from './audit.js';
 import { readAutonomy } from './autonomy.js';
-import { newestFirst, toPlain, type KeysetPage } from './db/statements.js';
+import { newestFirst, type KeysetPage } from './db/statements.js';
 
 /*
  * Approvals, grants and the kill switch in the graph: `(:Approval)` per request or plan step (its
  * grant as a SHA-256 `grantHash`, never the token), `(:ActionAuthorized)` per redeemed grant, and
  * one `(:AutonomySwitch {id: 'global'})`. Every decision is a conditional update: two operators
- * (or fifty executors) racing on one approval change it once.
+ * (or fifty executors) racing on one approval change it once. Each change appends its `approval`
+ * feed entry in its own transaction (approval-history.ts).
  */
-
-function approvalOf(props: unknown): ApprovalRecord {
-  const p = toPlain(props) as Record<string, unknown>;
-  const { grantHash: _hash, lastRedeemAttemptAt: _attempt, ...rest } = p;
-  return {
-    planId: null,
-    step: null,
-    requesterOwner: null,
-    requesterCreatedBy: null,
-    decidedBy: null,
-    decidedAt: null,
-    decisionReason: null,
-    grantExpiresAt: null,
-    usedAt: null,
-    usedBy: null,
-    authorizationId: null,
-    ...rest,
-  } as ApprovalRecord;
-}
 
 /**
  * Records new approval requests (a single action, or every step of a plan) with status pending,
- * with their audit line when given, in one transaction.
+ * their `requested` feed entries and their audit line when given, in one transaction.
  */
 export async function createApprovals(
   driver: Driver,
@@ -49,13 +34,22 @@ export async function createApprovals(
   const params = { rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))) };
   await writeWithAudit(
     driver,
-    async (tx) =>
-      void (await tx.run(
+    async (tx) => {
+      const { records } = await tx.run(
         `UNWIND $rows AS row
          CREATE (a:Approval)
-         SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)`,
+         SET a = row, a.requestedAt = datetime(row.requestedAt), a.expiresAt = datetime(row.expiresAt)
+         RETURN properties(a) AS a ORDER BY a.step, a.id`,
         params,
-      )),
+      );
+      await appendApprovalChangesTx(
+        tx,
+        records.map((r) => {
+          const approval = approvalOf(r.get('a'));
+          return { change: 'requested', approval, actor: approval.requester, at: approval.requestedAt };
+        }),
+      );
+    },
     audit,
   );
 }
@@ -84,8 +78,8 @@ export interface ApprovalDecision {
 
 /**
  * Decides pending, unexpired approvals (one, or the chosen steps of a plan) in one transaction,
- * then reads back every approval under `id`; with `audit`, its audit line (worded from what was
- * read back) commits with them. A step no longer pending (another operator decided first) or whose
+ * then reads back every approval under `id`; each decided one's feed entry and, with `audit`, its
+ * audit line (worded from what was read back) commit with them. A step no longer pending (another operator decided first) or whose
  * request expired refuses the whole decision with CONFLICT naming it: nothing is decided.
  */
 export async function decideApprovals(
@@ -115,23 +109,39 @@ export async function decideApprovals(
         `MATCH (a:Approval) WHERE a.id = $id OR a.planId = $id RETURN properties(a) AS a ORDER BY a.step, a.id`,
         { id },
       );
-      return records.map((r) => approvalOf(r.get('a')));
+      const approvals = records.map((r) => approvalOf(r.get('a')));
+      await appendApprovalChangesTx(
+        tx,
+        decisions.map((d) => ({
+          change: d.status,
+          approval: approvals.find((a) => a.id === d.id)!,
+          actor: d.decidedBy,
+          at: d.decidedAt,
+        })),
+      );
+      return approvals;
     },
     audit,
   );
 }
 
-/** Approvals newest first, optionally of one status; keyset-paginated (`first` 1–500). */
+/**
+ * Approvals newest first, optionally of one status, and open (pending, unexpired at `open.now`) or
+ * not (decided, used, or expired undecided); keyset-paginated (`first` 1–500).
+ */
 export async function listApprovals(
   driver: Driver,
   status: ApprovalStatus | null,
   page: { first: number; after?: string | null },
+  open: { open: boolean; now: string } | null = null,
 ): Promise<KeysetPage<ApprovalRecord>> {
   const keyset = newestFirst(page, 'approvals');
   const { records } = await driver.executeQuery(
-    `MATCH (a:Approval) WHERE ($status IS NULL OR a.status = $status) AND ${keyset.before('a', 'requestedAt')}
+    `MATCH (a:Approval) WHERE ($status IS NULL OR a.status = $status)
+       AND ($open IS NULL OR (a.status = 'pending' AND a.expiresAt > datetime($now)) = $open)
+       AND ${keyset.before('a', 'requestedAt')}
      RETURN properties(a) AS a ORDER BY a.requestedAt DESC, a.id DESC LIMIT $limit`,
-    { status, ...keyset.params },
+    { status, open: open?.open ?? null, now: open?.now ?? null, ...keyset.params },
     { routing: 'READ' },
   );
   return keyset.cut(
@@ -147,22 +157,31 @@ export interface LockedGrant {
   autonomy: AutonomyState;
 }
 
+/** What a refusal must say for its redeem to be recorded: the failed check, its field and message. */
+export interface RedeemRefusal {
+  code: GrantRefusalCode;
+  field: string | null;
+  message: string;
+}
+
 /**
  * Redeems a grant in one transaction: locks the approval holding `grantHash` (recording the
  * attempt's time takes a write lock before anything is read, so concurrent redeems of one grant run
  * one after another), reads it with its
  * target's lifecycle and the kill switch, asks `check`, and only when it answers null marks the
- * grant used and records `authorization`. Returns what was read and whether it was used;
- * `approval` is null for an unknown token.
+ * grant used and records `authorization`. Either way the redeem of a known grant is recorded
+ * (`(:GrantRedeem)`, and its `redeemed` or `refused` feed entry) in the same transaction. Returns
+ * what was read and whether it was used; `approval` is null for an unknown token.
  */
-export async function redeemGrantTx<R>(
+export async function redeemGrantTx<R extends RedeemRefusal>(
   driver: Driver,
   grantHash: string,
-  at: string,
+  attempt: { at: string; principal: string },
   check: (locked: LockedGrant) => R | null,
   authorization: (approval: ApprovalRecord) => ActionAuthorizedRecord,
   audit?: (auth: ActionAuthorizedRecord) => AuditInput,
 ): Promise<{ locked: LockedGrant | null; refusal: R | null; authorization: ActionAuthorizedRecord | null }> {
+  const { at, principal } = attempt;
   const session = driver.session();
   try {
     return await session.executeWrite(async (tx) => {
@@ -183,15 +202,42 @@ export async function redeemGrantTx<R>(
         targetLifecycle: (row.get('lifecycle') as Lifecycle | null) ?? null,
         autonomy: await readAutonomy(tx),
       };
+      const redeem = { id: `redeem-${randomUUID()}`, at, approvalId: locked.approval.id, principal };
       const refusal = check(locked);
-      if (refusal !== null) return { locked, refusal, authorization: null };
+      if (refusal !== null) {
+        const refused = {
+          ...redeem,
+          outcome: 'refused' as const,
+          code: refusal.code,
+          field: refusal.field,
+          message: refusal.message,
+          authorizationId: null,
+        };
+        await recordGrantRedeemTx(tx, refused);
+        await appendApprovalChangesTx(tx, [
+          { change: 'refused', approval: locked.approval, actor: principal, at, redeem: refused },
+        ]);
+        return { locked, refusal, authorization: null };
+      }
       const auth = authorization(locked.approval);
-      await tx.run(
+      const used = await tx.run(
         `MATCH (a:Approval {grantHash: $grantHash}) WHERE a.status = 'approved'
          SET a.status = 'used', a.usedAt = datetime($auth.at), a.usedBy = $auth.principal, a.authorizationId = $auth.id
-         CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`,
+         CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)
+         RETURN properties(a) AS a`,
         { grantHash, auth },
       );
+      const redeemed = {
+        ...redeem,
+        outcome: 'redeemed' as const,
+        code: null,
+        field: null,
+        message: null,
+        authorizationId: auth.id,
+      };
+      await recordGrantRedeemTx(tx, redeemed);
+      const approval = used.records[0] ? approvalOf(used.records[0].get('a')) : locked.approval;
+      await appendApprovalChangesTx(tx, [{ change: 'redeemed', approval, actor: principal, at, redeem: redeemed }]);
       // The redeem's audit line commits with the grant used; a refusal above writes none here.
       if (audit) await writeAuditTx(tx, [audit(auth)]);
       return { locked, refusal: null, authorization: auth };

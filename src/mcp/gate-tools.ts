@@ -44,7 +44,8 @@ export const requestApprovalTool = defineTool({
 export const approvalsTool = defineTool({
   name: 'approvals',
   title: 'Approval requests',
-  description: 'Approval requests newest first, optionally of one status (pending, approved, denied, used).',
+  description:
+    'Approval requests newest first, optionally of one status (pending, approved, denied, used), and open (pending, unexpired: what an operator can still decide) or not.',
   permission: 'approval:read',
   graphql: 'Query.approvals',
   input: I.ApprovalsIn,

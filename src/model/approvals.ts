@@ -101,3 +101,45 @@ export interface ActionAuthorizedRecord {
   inputsDigest: string;
   policyDigest: string;
 }
+
+/**
+ * What happened to an approval, as the `approval` feed reports it. Expiry is not a change: nothing
+ * is written when a pending request's `expiresAt` passes; it reads as expired from then on.
+ */
+export const APPROVAL_CHANGES = ['requested', 'approved', 'denied', 'redeemed', 'refused'] as const;
+export const ApprovalChangeKindSchema = z
+  .enum(APPROVAL_CHANGES)
+  .describe(
+    'requested (a request or plan step recorded), approved, denied, redeemed (its grant used), refused (a redeem of its grant refused, nothing used up). Expiry writes nothing: a pending request past expiresAt reads expired.',
+  );
+export type ApprovalChangeKind = z.infer<typeof ApprovalChangeKindSchema>;
+
+/** How a redeem of a known grant ended. */
+export const GRANT_REDEEM_OUTCOMES = ['redeemed', 'refused'] as const;
+export const GrantRedeemOutcomeSchema = z
+  .enum(GRANT_REDEEM_OUTCOMES)
+  .describe('redeemed (the grant was used, once) or refused (a check failed, nothing was used up).');
+export type GrantRedeemOutcome = z.infer<typeof GrantRedeemOutcomeSchema>;
+
+/** One redeem of a known grant, recorded in its transaction (an unknown token has no grant to record it on). */
+export interface GrantRedeemRecord {
+  id: string;
+  at: string;
+  approvalId: string;
+  /** The executor that presented the grant. */
+  principal: string;
+  outcome: GrantRedeemOutcome;
+  /** A refusal's check, field and message; null when redeemed. */
+  code: GrantRefusalCode | null;
+  field: string | null;
+  message: string | null;
+  /** The ActionAuthorized entry a redeem recorded; null when refused. */
+  authorizationId: string | null;
+}
+
+/** What an `approval` feed entry carries: the approval as the change left it, who changed it, and the redeem. */
+export interface ApprovalFeedPayload {
+  approval: ApprovalRecord;
+  actor: string;
+  redeem: GrantRedeemRecord | null;
+}

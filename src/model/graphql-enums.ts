@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { ApprovalStatusSchema, AutonomyModeSchema, GrantRefusalCodeSchema } from './approvals.js';
+import {
+  ApprovalChangeKindSchema,
+  ApprovalStatusSchema,
+  AutonomyModeSchema,
+  GrantRedeemOutcomeSchema,
+  GrantRefusalCodeSchema,
+} from './approvals.js';
 import { CheckKindSchema, CheckResultStatusSchema } from './checks.js';
 import { ConditionChangeKindSchema, ConditionStatusSchema, ConditionTypeSchema } from './conditions.js';
 import { ActorKindSchema, AttributionConfidenceSchema, EventTypeSchema, StatusClassSchema } from './events.js';
@@ -37,4 +43,6 @@ export const GRAPHQL_ENUMS = {
   ApprovalStatus: ApprovalStatusSchema,
   GrantRefusalCode: GrantRefusalCodeSchema,
   AutonomyMode: AutonomyModeSchema,
+  ApprovalChangeKind: ApprovalChangeKindSchema,
+  GrantRedeemOutcome: GrantRedeemOutcomeSchema,
 } as const satisfies Record<string, z.ZodEnum>;

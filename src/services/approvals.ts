@@ -338,16 +338,26 @@ export function deny(
   );
 }
 
-/** Approvals newest first, optionally of one status (agents and operators). */
+/**
+ * Approvals newest first (agents and operators), optionally of one status, and open (pending and
+ * unexpired: what an operator can still decide, the inbox) or not (decided, used, or expired
+ * undecided: the history).
+ */
 export async function approvals(
   deps: ServiceDeps,
   principal: Principal,
-  args: { status?: ApprovalStatus | null; first?: number | null; after?: string | null },
+  args: { status?: ApprovalStatus | null; open?: boolean | null; first?: number | null; after?: string | null },
 ): Promise<KeysetPage<ApprovalRecord>> {
   assertCan(principal, 'approval:read');
   const status = args.status ?? null;
   if (status !== null && !(APPROVAL_STATUSES as readonly string[]).includes(status)) {
     throw badInput('status', `must be one of ${APPROVAL_STATUSES.join(', ')}`);
   }
-  return listApprovals(deps.driver, status, { first: args.first ?? 50, after: args.after ?? null });
+  const open = args.open == null ? null : { open: args.open, now: nowOf(deps) };
+  return listApprovals(deps.driver, status, { first: args.first ?? 50, after: args.after ?? null }, open);
+}
+
+/** Whether a request is pending past its expiry (by the service's clock): nobody can decide it any more. */
+export function approvalExpired(deps: ServiceDeps, a: Pick<ApprovalRecord, 'status' | 'expiresAt'>): boolean {
+  return a.status === 'pending' && Date.parse(a.expiresAt) <= Date.parse(nowOf(deps));
 }

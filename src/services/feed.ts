@@ -1,7 +1,11 @@
 import { feedFrom } from '../pipeline/bus.js';
 import {
+  type ApprovalChangeKind,
+  type ApprovalFeedPayload,
+  type ApprovalRecord,
   badInput,
   type ConditionChangeKind,
+  type GrantRefusalCode,
   type ConditionRecord,
   type FeedEntry,
   type FeedTopic,
@@ -13,7 +17,7 @@ import { assertCan, type Permission, type Principal } from './permissions.js';
 import { resolveRef } from './resources.js';
 
 /**
- * Subscriptions to the feed: every transition, condition change and health change, in sequence
+ * Subscriptions to the feed: every transition, condition change, health change and approval change, in sequence
  * order, each with its sequence. A client that reconnects passes the last sequence it received
  * (`since`, or the SSE `Last-Event-ID` header) and receives every entry after it, then live ones.
  */
@@ -42,6 +46,19 @@ export interface HealthChange {
   to: Health;
   at: string;
   lastCheck: string | null;
+}
+
+/** An approval requested, decided, its grant redeemed, or a redeem of it refused. */
+export interface ApprovalChange {
+  sequence: number;
+  change: ApprovalChangeKind;
+  at: string;
+  /** The requester, the deciding operator, or the executor that presented the grant. */
+  actor: string;
+  /** The approval as the change left it. */
+  approval: ApprovalRecord;
+  /** A refused redeem's failed check; null otherwise. */
+  refusal: { code: GrantRefusalCode; field: string | null; message: string } | null;
 }
 
 async function subscribe<T>(
@@ -124,6 +141,26 @@ export function healthFeed(
       to: p.to,
       at: e.at,
       lastCheck: p.lastCheck ?? null,
+    };
+  });
+}
+
+/** Approvals as they are requested, approved or denied, and their grants as they are redeemed or refused. */
+export function approvalFeed(
+  deps: ServiceDeps,
+  principal: Principal,
+  input: FeedInput,
+): Promise<AsyncIterable<ApprovalChange>> {
+  return subscribe(deps, principal, 'approval:read', 'approval', input, (e) => {
+    const p = e.payload as ApprovalFeedPayload;
+    const r = p.redeem;
+    return {
+      sequence: e.seq,
+      change: e.change as ApprovalChangeKind,
+      at: e.at,
+      actor: p.actor,
+      approval: p.approval,
+      refusal: r?.outcome === 'refused' && r.code ? { code: r.code, field: r.field, message: r.message ?? '' } : null,
     };
   });
 }

@@ -55,7 +55,8 @@ export async function redeemGrant(
     const { locked, refusal, authorization } = await redeemGrantTx(
       deps.driver,
       grantHashOf(args.token),
-      now,
+      // A redeem of a known grant is recorded, redeemed or refused, with who presented it.
+      { at: now, principal: principal.name },
       ({ approval, targetLifecycle, autonomy }) =>
         grantRefusal(
           {

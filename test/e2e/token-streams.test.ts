@@ -64,12 +64,18 @@ function publish(topic: FeedEntry['topic']): void {
       ? { from: 'healthy', to: 'unhealthy' }
       : topic === 'condition'
         ? { id: `${scope}-c${seq}`, type: 'state_unexpected', status: 'open', resourceId, openedAt: at }
-        : { id: `${scope}-t${seq}`, resourceId, kind: 'service', from: 'up', to: 'down', observedAt: at };
+        : topic === 'approval'
+          ? {
+              approval: { id: `${scope}-a${seq}`, targetId: resourceId, status: 'pending' },
+              actor: scope,
+              redeem: null,
+            }
+          : { id: `${scope}-t${seq}`, resourceId, kind: 'service', from: 'up', to: 'down', observedAt: at };
   srv.bus.publish({
     seq: ++seq,
     topic,
     resourceId,
-    change: { health: 'changed', condition: 'opened', transition: 'observed' }[topic],
+    change: { health: 'changed', condition: 'opened', transition: 'observed', approval: 'requested' }[topic],
     at,
     payload,
   });
@@ -79,6 +85,7 @@ const SUBSCRIPTIONS = [
   { field: 'healthChanged', topic: 'health', query: 'subscription { healthChanged { sequence to } }' },
   { field: 'conditionChanged', topic: 'condition', query: 'subscription { conditionChanged { sequence change } }' },
   { field: 'transitionObserved', topic: 'transition', query: 'subscription { transitionObserved { sequence to } }' },
+  { field: 'approvalChanged', topic: 'approval', query: 'subscription { approvalChanged { sequence change } }' },
 ] as const;
 
 describe('SSE subscriptions end when their token no longer holds', () => {
