@@ -1,6 +1,7 @@
 // The console's only way to the service: GraphQL over POST /graphql, and subscriptions over SSE
 // (GraphQL over `accept: text/event-stream` through fetch, so the Authorization header is sent —
 // EventSource cannot send it). An UNAUTHENTICATED answer ends the session.
+import { foldState } from './resource-fields';
 import { currentToken, endSession } from './session';
 
 export class GqlError extends Error {
@@ -46,6 +47,7 @@ export async function gql<T>(query: string, variables?: Record<string, unknown>)
   const err = failure(answer, res.status);
   if (err) throw err;
   if (answer.data == null) throw new GqlError('empty answer');
+  foldState(answer.data);
   return answer.data;
 }
 
@@ -122,6 +124,7 @@ export function subscribe<T>(
         if (err) throw err;
         if (answer.data == null) return;
         delay = 1000;
+        foldState(answer.data);
         since = sequenceOf(answer.data) ?? since;
         onData(answer.data);
       });

@@ -26,15 +26,17 @@ export function KillSwitch(props: { session: Session; autonomy: Autonomy | null;
     <>
       {halted && a && (
         <div class="banner banner-halt" role="alert" data-testid="halt-banner">
-          <strong>Autonomy halted</strong> — every action escalates and no grant is redeemed. Halted by{' '}
-          <span data-testid="halt-by">{a.setBy ?? 'unknown'}</span>
-          {a.setAt && (
-            <>
-              {' '}
-              at <Time iso={a.setAt} />
-            </>
-          )}
-          {a.reason && <>: “{a.reason}”</>}
+          <span>
+            <strong>Autonomy halted</strong> — every action escalates and no grant is redeemed. Halted by{' '}
+            <span data-testid="halt-by">{a.setBy ?? 'unknown'}</span>
+            {a.setAt && (
+              <>
+                {' '}
+                at <Time iso={a.setAt} />
+              </>
+            )}
+            {a.reason && <>: “{a.reason}”</>}
+          </span>
           {props.session.canAct && (
             <Button kind="primary" onClick={() => setAsking('normal')} testid="resume">
               Resume
@@ -44,8 +46,10 @@ export function KillSwitch(props: { session: Session; autonomy: Autonomy | null;
       )}
       {!halted && a?.breakerOpenedAt && (
         <div class="banner banner-breaker" role="alert" data-testid="breaker-banner">
-          <strong>Breaker open</strong> since <Time iso={a.breakerOpenedAt} />
-          {a.breakerReason && <>: {a.breakerReason}</>}. Resuming closes it.
+          <span>
+            <strong>Breaker open</strong> since <Time iso={a.breakerOpenedAt} />
+            {a.breakerReason && <>: {a.breakerReason}</>}. Resuming closes it.
+          </span>
           {props.session.canAct && (
             <Button kind="primary" onClick={() => setAsking('normal')} testid="resume">
               Resume

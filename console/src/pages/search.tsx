@@ -1,5 +1,5 @@
-// Search resources by name, slug or id. Text that is exactly one resource's id or slug opens its
-// page; anything else lists the resources whose name contains it, with kind and state.
+// Search resources by name, slug or id (searchResources, best match first). Text that is exactly
+// one resource's id or slug opens its page; anything else lists the matches with kind and state.
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from '../api';
 import { Badge, ErrorBox, Loading } from '../components/ui';
@@ -7,40 +7,32 @@ import { RESOURCE_SUMMARY, type ResourceSummary } from '../resource-fields';
 import { navigate, resourceHref } from '../router';
 import type { Session } from '../session';
 
-const EXACT = `query($id: ID, $slug: String) { resource(id: $id, slug: $slug) { id } }`;
-const LIST = `query($q: String) { resources(filter: { nameContains: $q }, first: 100) { totalCount nodes { ${RESOURCE_SUMMARY} } } }`;
+const SEARCH = `query($q: String!) { searchResources(query: $q, first: 100) { ${RESOURCE_SUMMARY} } }`;
+const ALL = `{ resources(first: 100) { nodes { ${RESOURCE_SUMMARY} } } }`;
 
-/** The id of the one resource whose id or slug is exactly `q`, if any. */
-async function exactMatch(q: string): Promise<string | null> {
-  for (const vars of [{ id: q }, { slug: q }]) {
-    if ('slug' in vars && !q.includes(':')) continue;
-    try {
-      const d = await gql<{ resource: { id: string } | null }>(EXACT, vars);
-      if (d.resource) return d.resource.id;
-    } catch {
-      // an ambiguous slug: the list below shows the candidates
-    }
-  }
-  return null;
+/** The one resource whose id or slug is exactly the text, if exactly one is. */
+function exact(q: string, found: ResourceSummary[]): ResourceSummary | undefined {
+  const lower = q.toLowerCase();
+  const hits = found.filter((r) => r.id === q || r.slug.toLowerCase() === lower);
+  return hits.length === 1 ? hits[0] : undefined;
 }
 
 export default function SearchPage(props: { session: Session; params: Record<string, string> }) {
   const q = (props.params.q ?? '').trim();
-  const [rows, setRows] = useState<{ total: number; nodes: ResourceSummary[] } | null>(null);
+  const [rows, setRows] = useState<ResourceSummary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
     setRows(null);
     setError(null);
     (async () => {
-      if (q) {
-        const id = await exactMatch(q);
-        if (id && live) return navigate(`/resource/${encodeURIComponent(id)}`, true);
-      }
-      // A slug's name part also matches by name (vm:web01 → web01).
-      const name = q.includes(':') ? q.slice(q.indexOf(':') + 1) : q;
-      const d = await gql<{ resources: { totalCount: number; nodes: ResourceSummary[] } }>(LIST, { q: name || null });
-      if (live) setRows({ total: d.resources.totalCount, nodes: d.resources.nodes });
+      const found = q
+        ? (await gql<{ searchResources: ResourceSummary[] }>(SEARCH, { q })).searchResources
+        : (await gql<{ resources: { nodes: ResourceSummary[] } }>(ALL)).resources.nodes;
+      const one = q ? exact(q, found) : undefined;
+      if (!live) return;
+      if (one) navigate(`/resource/${encodeURIComponent(one.id)}`, true);
+      else setRows(found);
     })().catch((e: Error) => live && setError(e.message));
     return () => {
       live = false;
@@ -51,12 +43,13 @@ export default function SearchPage(props: { session: Session; params: Record<str
       <h1>Search{q && <>: “{q}”</>}</h1>
       {error && <ErrorBox message={error} />}
       {!error && !rows && <Loading what="resources" />}
-      {rows && rows.nodes.length === 0 && <p data-testid="search-empty">No resource’s name, slug or id matches.</p>}
-      {rows && rows.nodes.length > 0 && (
+      {rows && rows.length === 0 && <p data-testid="search-empty">No resource’s name, slug or id matches.</p>}
+      {rows && rows.length > 0 && (
         <>
           <p>
-            {rows.total} resource{rows.total === 1 ? '' : 's'}
-            {rows.total > rows.nodes.length && ` (the first ${rows.nodes.length} shown)`}
+            {rows.length} resource{rows.length === 1 ? '' : 's'}
+            {q ? ', best match first' : ''}
+            {rows.length === 100 ? ' (the first 100)' : ''}
           </p>
           <table>
             <thead>
@@ -69,7 +62,7 @@ export default function SearchPage(props: { session: Session; params: Record<str
               </tr>
             </thead>
             <tbody>
-              {rows.nodes.map((r) => (
+              {rows.map((r) => (
                 <tr key={r.id} data-testid="search-row">
                   <td>
                     <a href={resourceHref(r.id)}>{r.slug}</a>
