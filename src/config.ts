@@ -154,6 +154,20 @@ export const ENV_SCHEMA = z.object({
     .describe(
       'YAML file listing any number of Proxmox clusters and vCenters to poll, each with its own URL, credentials, TLS and interval (see "Connect your estate").',
     ),
+  AITIA_INTEGRATIONS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'YAML file of the notification targets (signed webhooks, Slack) and the Alertmanager aitia silences, owner-only (0600). Unset: none.',
+    ),
+  AITIA_PUBLIC_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be a base URL, e.g. https://aitia.lan')
+    .optional()
+    .describe(
+      'Base URL people reach aitia at, used in the console links notifications carry. Default http://AITIA_HOST:AITIA_PORT.',
+    ),
   AITIA_MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -268,6 +282,10 @@ export interface Config {
   };
   /** The sources file, resolved; read by `aitia serve` (src/sources-file.ts). */
   sourcesFile: string | undefined;
+  /** The integrations file, resolved (src/integrations/integrations-file.ts). */
+  integrationsFile: string | undefined;
+  /** Base URL of the console links in notifications, no trailing slash. */
+  publicUrl: string;
   /** Largest request body accepted on /graphql and /mcp. */
   maxBodyBytes: number;
   /** Origins allowed cross-origin (none by default). */
@@ -341,6 +359,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollSeconds: e.AITIA_VCENTER_POLL_SECONDS,
     },
     sourcesFile: e.AITIA_SOURCES_FILE ? resolve(e.AITIA_SOURCES_FILE) : undefined,
+    integrationsFile: e.AITIA_INTEGRATIONS_FILE ? resolve(e.AITIA_INTEGRATIONS_FILE) : undefined,
+    publicUrl: (
+      e.AITIA_PUBLIC_URL ?? `http://${e.AITIA_HOST.includes(':') ? `[${e.AITIA_HOST}]` : e.AITIA_HOST}:${e.AITIA_PORT}`
+    ).replace(/\/+$/, ''),
     maxBodyBytes: e.AITIA_MAX_BODY_BYTES,
     corsOrigins: (e.AITIA_CORS_ORIGINS ?? '')
       .split(',')
