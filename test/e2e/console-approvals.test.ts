@@ -148,8 +148,15 @@ describe('the operator console in a browser', () => {
       .requestApproval;
     const card = page.locator(`[data-testid="approval"][data-approval-id="${req.id}"]`);
     await card.waitFor({ timeout: 5000 });
-    await card.getByTestId('deny').click();
+    // Keyboard: the dialog opens with focus inside it and Escape closes it, deciding nothing.
+    await card.getByTestId('deny').focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByTestId('confirm-dialog');
+    await dialog.waitFor();
+    expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await card.getByTestId('deny').click();
     expect(await dialog.getByTestId('confirm-ok').isDisabled()).toBe(true);
     await dialog.getByTestId('confirm-reason').fill('not during the backup window');
     await dialog.getByTestId('confirm-ok').click();
