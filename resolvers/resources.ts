@@ -2,6 +2,7 @@ import type { Resolvers, VmResolvers } from '../src/generated/graphql.js';
 import { KIND_LABELS } from '../src/model/index.js';
 import { declareResource, removeDeclaredResource } from '../src/services/declared.js';
 import { resource, resources, updateEntityAttributes } from '../src/services/resources.js';
+import { searchResources } from '../src/services/search.js';
 import { connection } from './connection.js';
 
 /** GraphQL type per kind (`... on Vm { state }`): the same names as the kinds' Neo4j labels. */
@@ -40,6 +41,11 @@ export const resourceResolvers: Resolvers = {
       const page = await resources(ctx.deps, ctx.principal, args);
       for (const r of page.nodes) ctx.loaders.resourceById.prime(r.id, r);
       return { ...connection(page), totalCount: page.totalCount };
+    },
+    searchResources: async (_p, args, ctx) => {
+      const found = await searchResources(ctx.deps, ctx.principal, args);
+      for (const r of found) ctx.loaders.resourceById.prime(r.id, r);
+      return found;
     },
   },
   Mutation: {

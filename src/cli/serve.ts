@@ -2,6 +2,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
+import { requestDemoApproval } from '../demo/pending-approval.js';
 import { runDemo } from '../demo/run-demo.js';
 import { AitiaError, isUnavailable } from '../model/index.js';
 import { writePrivateFile } from '../model/private-files.js';
@@ -87,7 +88,8 @@ export const serveCommand: CliCommand = {
       bus,
       tokens,
     };
-    printTokens(config, ctx, demo, await createFirstTokens(deps, demo ? 'demo' : 'dev'));
+    const created = await createFirstTokens(deps, demo ? 'demo' : 'dev');
+    printTokens(config, ctx, demo, created);
     // A policy file changed since the last start is audited with both digests and what changed.
     const previous = await recordPolicyInForce(deps);
     if (previous && previous.digest !== policy.digest) {
@@ -95,7 +97,11 @@ export const serveCommand: CliCommand = {
     }
     // What every observation needs, built once from the same deps the API serves with.
     const pipeline = pipelineDeps(deps);
-    if (demo) await runDemo(pipeline, { print: ctx.print, ownDatabase: !config.neo4j.uri });
+    if (demo) {
+      await runDemo(pipeline, { print: ctx.print, ownDatabase: !config.neo4j.uri });
+      // The loop left open for the console: the demo's agent asks to start build02.
+      await requestDemoApproval(deps, 'demo-agent', ctx.print);
+    }
     // vCenters whose broker may push CloudEvents, by source name (HMAC secret from the sources file).
     const pushSources = new Map(
       specs.flatMap((s) =>
@@ -115,7 +121,12 @@ export const serveCommand: CliCommand = {
     ctx.print(
       `aitia: GraphQL at ${bound.url}/graphql (GraphiQL in a browser), health ${bound.url}/healthz, ready ${bound.url}/readyz`,
     );
-    if (demo) ctx.print('aitia: demo loaded — try docs/tutorial.md with the agent token above (Ctrl-C to stop)');
+    if (demo) {
+      ctx.print(
+        `aitia: console at ${bound.url}/console — sign in with the operator token: ${created?.operator ?? '(see above)'}`,
+      );
+      ctx.print('aitia: demo loaded — try docs/tutorial.md with the agent token above (Ctrl-C to stop)');
+    }
     // Replicas share one Neo4j: each leader-only loop runs under a lease named in the graph, so one
     // replica polls each source and one runs the health checks (docs/operations.md, "Running more than one").
     const lease = { holder: config.replicaId, seconds: config.leaseSeconds };

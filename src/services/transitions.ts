@@ -10,6 +10,7 @@ import {
   badInput,
   isResourceId,
   type Kind,
+  KINDS,
   type ResourceRecord,
   STATES,
   type StoredEventRecord,
@@ -29,6 +30,7 @@ export async function transitions(
   principal: Principal,
   input: {
     resourceId?: string | null;
+    kind?: Kind | null;
     since?: string | null;
     until?: string | null;
     confidence?: AttributionConfidence | null;
@@ -40,10 +42,13 @@ export async function transitions(
   },
 ): Promise<KeysetPage<TransitionRecord>> {
   assertCan(principal, 'transition:read');
+  if (input.kind != null && !(KINDS as readonly string[]).includes(input.kind))
+    throw badInput('kind', `must be one of ${KINDS.join(', ')}`);
   const ref = input.resourceId;
   return listTransitions(deps.driver, {
     resource: ref ? (isResourceId(ref) ? { id: ref } : { slug: ref }) : null,
     resourceField: 'resourceId',
+    kind: input.kind ?? null,
     since: input.since,
     until: input.until,
     confidence: input.confidence ?? null,

@@ -102,3 +102,20 @@ export async function resetScope(
     if (n === 0) return deleted;
   }
 }
+
+/**
+ * Deletes the approvals an earlier demo run left on its resources (under `prefix` or among `ids`),
+ * with their grants' redeems and authorizations, so a replay leaves exactly its own. Call it only
+ * once the scope is known to be the demo's (runDemo refuses a scope holding anyone else's).
+ */
+export async function removeDemoApprovals(driver: Driver, prefix: string, ids: readonly string[]): Promise<number> {
+  const { records } = await driver.executeQuery(
+    `MATCH (a:Approval) WHERE a.targetId STARTS WITH $prefix OR a.targetId IN $ids
+     OPTIONAL MATCH (g:GrantRedeem {approvalId: a.id})
+     OPTIONAL MATCH (x:ActionAuthorized {approvalId: a.id})
+     WITH collect(DISTINCT a) + collect(DISTINCT g) + collect(DISTINCT x) AS gone
+     UNWIND gone AS n DETACH DELETE n RETURN count(*) AS n`,
+    { prefix, ids: [...ids] },
+  );
+  return Number(records[0]?.get('n') ?? 0);
+}

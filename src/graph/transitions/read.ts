@@ -89,6 +89,8 @@ export async function listTransitions(
     resourceId?: string | null;
     resource?: ResourceRef | null;
     resourceField?: string;
+    /** Only transitions of resources of this kind. */
+    kind?: string | null;
     since?: string | null;
     until?: string | null;
     confidence?: string | null;
@@ -111,6 +113,7 @@ export async function listTransitions(
   const filter = `MATCH (t:Transition) ${one ? 'USING INDEX t:Transition(resourceId, observedAt)' : ''}
      WHERE ${one ? `t.resourceId = ${one} AND ` : ''}t.observedAt >= datetime(coalesce($since, '0001-01-01T00:00:00Z'))
        AND t.observedAt <= datetime(coalesce($until, '9999-12-31T23:59:59Z'))
+       AND ($kind IS NULL OR t.kind = $kind)
        AND ($confidence IS NULL OR t.confidence = $confidence) AND ($decision IS NULL OR t.decision = $decision)
        AND ($actor IS NULL OR t.actor = $actor) AND ($actorKind IS NULL OR t.actorKind = $actorKind)
        AND ${keyset.before('t', 'observedAt')}`;
@@ -118,6 +121,7 @@ export async function listTransitions(
     rid: options.resourceId ?? null,
     since: options.since ?? null,
     until: options.until ?? null,
+    kind: options.kind ?? null,
     confidence: options.confidence ?? null,
     decision: options.decision ?? null,
     actor: options.actor ?? null,
