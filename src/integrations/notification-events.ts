@@ -1,0 +1,111 @@
+import type { ApprovalFeedPayload, ConditionRecord, FeedEntry, TransitionRecord } from '../model/index.js';
+import type { NotificationEvent } from './integrations-file.js';
+
+/**
+ * Which notification a stored feed entry is, and what it carries (pure). One entry is at most one
+ * event: a transition nobody explains (confidence none) is `transition.unexplained`; a condition
+ * opened or opened suppressed is `condition.opened`, a resolve `condition.resolved`, both with the
+ * cause, whether the change was expected, whether it was suppressed and the narrative; an approval
+ * requested, approved or denied, redeemed or refused is `approval.*` / `grant.*`. Health entries are
+ * not news here: what they change reaches people as the conditions they open.
+ *
+ * Not on the feed yet, so not delivered: `approval.expired` (expiry writes nothing; a pending
+ * request past expiresAt reads expired) and `autonomy.changed` (setAutonomyState and openBreaker in
+ * src/graph/autonomy.ts append no feed entry; the append belongs in their transactions).
+ */
+
+export interface NotificationMessage {
+  /** The feed sequence it comes from: with the target's name, the idempotency key. */
+  seq: number;
+  event: NotificationEvent;
+  at: string;
+  resourceId: string;
+  payload: Record<string, unknown>;
+}
+
+interface CauseAttribution {
+  transitionId?: string;
+  confidence?: string;
+  actor?: string | null;
+  narrative?: string;
+}
+
+function conditionPayload(c: ConditionRecord): Record<string, unknown> {
+  const a = (c.attribution ?? null) as CauseAttribution | null;
+  return {
+    condition: { id: c.id, type: c.type, status: c.status, openedAt: c.openedAt, resolvedAt: c.resolvedAt },
+    cause: c.causeTransitionId
+      ? { transitionId: c.causeTransitionId, actor: a?.actor ?? null, confidence: a?.confidence ?? null }
+      : null,
+    expected: c.suppressed || c.wouldSuppress,
+    suppressed: c.suppressed,
+    suppressionReasons: c.suppressionReasons,
+    narrative: a?.narrative ?? (c.causeTransitionId ? null : 'cause unknown'),
+  };
+}
+
+function approvalPayload(change: string, p: ApprovalFeedPayload): Record<string, unknown> {
+  const a = p.approval;
+  return {
+    change,
+    actor: p.actor,
+    approval: {
+      id: a.id,
+      status: a.status,
+      action: a.action,
+      targetId: a.targetId,
+      targetName: a.targetName,
+      requester: a.requester,
+      reason: a.reason,
+      riskClass: a.riskClass,
+      requestedAt: a.requestedAt,
+      expiresAt: a.expiresAt,
+      decidedBy: a.decidedBy,
+      decisionReason: a.decisionReason,
+      planId: a.planId,
+      step: a.step,
+    },
+    redeem: p.redeem ? { outcome: p.redeem.outcome, code: p.redeem.code, message: p.redeem.message } : null,
+  };
+}
+
+const APPROVAL_EVENTS: Record<string, NotificationEvent> = {
+  requested: 'approval.requested',
+  approved: 'approval.decided',
+  denied: 'approval.decided',
+  redeemed: 'grant.redeemed',
+  refused: 'grant.refused',
+};
+
+/** The notification a feed entry is, or null when it is none. */
+export function notificationOf(entry: FeedEntry): NotificationMessage | null {
+  const base = { seq: entry.seq, at: entry.at, resourceId: entry.resourceId };
+  if (entry.payload === null || typeof entry.payload !== 'object') return null;
+  switch (entry.topic) {
+    case 'transition': {
+      const t = entry.payload as TransitionRecord;
+      if (t.attribution?.confidence !== 'none') return null;
+      return {
+        ...base,
+        event: 'transition.unexplained',
+        payload: {
+          transition: { id: t.id, kind: t.kind, from: t.from, to: t.to, observedAt: t.observedAt },
+          narrative: t.narrative,
+        },
+      };
+    }
+    case 'condition': {
+      const c = entry.payload as ConditionRecord;
+      const event = entry.change === 'resolved' ? 'condition.resolved' : 'condition.opened';
+      return { ...base, event, payload: conditionPayload(c) };
+    }
+    case 'approval': {
+      const event = APPROVAL_EVENTS[entry.change];
+      return event
+        ? { ...base, event, payload: approvalPayload(entry.change, entry.payload as ApprovalFeedPayload) }
+        : null;
+    }
+    default:
+      return null;
+  }
+}
