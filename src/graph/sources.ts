@@ -46,7 +46,8 @@ export async function registerSources(
     { rows: sources.map((s) => ({ ...s })), at },
   );
   const { records } = await driver.executeQuery(
-    `MATCH (s:IngestSource) WHERE NOT s.name IN $names
+    // The Alertmanager silencer reports beside the sources (alertmanager-silences.ts): not a source of the file.
+    `MATCH (s:IngestSource) WHERE NOT s.name IN $names AND coalesce(s.kind, '') <> 'alertmanager'
      SET s.status = 'removed'
      RETURN s.name AS name ORDER BY name`,
     { names: sources.map((s) => s.name) },
