@@ -163,6 +163,21 @@ describe('architecture: imports point down the data flow', () => {
     ).toEqual([]);
   });
 
+  it('the integrations (notifications out) read the graph and the gate, send through the bounded request, run under a lease; nothing of the API side', () => {
+    expect(
+      importsOutside('src/integrations/', [
+        'src/integrations/',
+        'src/graph/',
+        'src/model/',
+        'src/policy/',
+        'src/ingest/bounded-request.ts',
+        'src/scheduler/lease-keeper.ts',
+        'src/sources-file.ts',
+        'src/log.ts',
+      ]),
+    ).toEqual([]);
+  });
+
   it('only the pipeline sequences an observation: ingest and the graph never call the correlator or the gate', () => {
     expect(importsOutside('src/ingest/', ['src/ingest/', 'src/graph/', 'src/model/'])).toEqual([]);
   });
