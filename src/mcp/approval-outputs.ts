@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import { ApprovalStatusSchema, AutonomyModeSchema, GrantRefusalCodeSchema } from '../model/index.js';
-import { Time } from './records.js';
+import {
+  ApprovalStatusSchema,
+  AutonomyModeSchema,
+  GrantRedeemOutcomeSchema,
+  GrantRefusalCodeSchema,
+} from '../model/index.js';
+import { NextCursor, Time } from './records.js';
 
 /*
  * The approval tools' answers: an approval request, a decision with its grants, a redeemed grant,
- * the kill switch, an authorization and a replayed decision. Their inputs are in inputs.ts.
+ * the history of redeems, the kill switch, an authorization and a replayed decision. Their inputs are in inputs.ts.
  */
 
 export const ApprovalOut = z.object({
@@ -47,15 +52,27 @@ export const DecisionOut = z.object({
 
 export const ApprovalsOut = z.object({ approvals: z.array(ApprovalOut), nextCursor: z.string().nullable() });
 
+const RefusalOut = z.object({ code: GrantRefusalCodeSchema, field: z.string().nullable(), message: z.string() });
+
 export const RedeemGrantOut = z.object({
   authorized: z.boolean(),
   authorizationId: z.string().nullable(),
   approvalId: z.string().nullable(),
-  refusal: z
-    .object({ code: GrantRefusalCodeSchema, field: z.string().nullable(), message: z.string() })
-    .nullable()
-    .describe('The failed check; nothing was used up.'),
+  refusal: RefusalOut.nullable().describe('The failed check; nothing was used up.'),
 });
+
+export const GrantRedeemOut = z.object({
+  id: z.string(),
+  at: Time,
+  principal: z.string().describe('The executor that presented the grant.'),
+  outcome: GrantRedeemOutcomeSchema,
+  refusal: RefusalOut.nullable().describe('A refusal’s failed check; null when redeemed.'),
+  authorizationId: z.string().nullable().describe('The ActionAuthorized entry a redeem recorded; null when refused.'),
+  approvalId: z.string(),
+  approval: ApprovalOut.nullable().describe('The approval whose grant was presented (null if it is gone).'),
+});
+
+export const GrantRedeemsOut = z.object({ redeems: z.array(GrantRedeemOut), nextCursor: NextCursor });
 
 export const AutonomyOut = z.object({
   mode: AutonomyModeSchema,

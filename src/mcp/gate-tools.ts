@@ -1,6 +1,7 @@
 import { reportActionTaken } from '../services/actions.js';
 import { approvals, approve, deny, requestApproval } from '../services/approvals.js';
 import { classifyAction } from '../services/gate.js';
+import { grantRedeems } from '../services/grant-history.js';
 import { redeemGrant, setAutonomy } from '../services/grants.js';
 import { replayDecision } from '../services/replay.js';
 import * as A from './approval-outputs.js';
@@ -11,7 +12,7 @@ import { defineTool, READ, RECORD } from './tool.js';
 
 /*
  * The tools of the gate: ask it before acting, ask an operator to approve, decide, redeem the
- * grant once, report an automatic action, replay a decision, and the kill switch.
+ * grant once and read the redeems since, report an automatic action, replay a decision, and the kill switch.
  */
 
 export const classifyActionTool = defineTool({
@@ -95,6 +96,23 @@ export const redeemGrantTool = defineTool({
   output: A.RedeemGrantOut,
   annotations: RECORD,
   run: (deps, principal, input) => redeemGrant(deps, principal, input),
+});
+
+export const grantRedeemsTool = defineTool({
+  name: 'grant_redeems',
+  title: 'History of grant redeems',
+  description:
+    'Every redeem of a known grant newest first, redeemed or refused (with the failed check), who presented it, the ActionAuthorized entry it recorded and its approval; optionally only one outcome or one approval’s grant. An unknown token is not here (audit_log has it).',
+  permission: 'approval:read',
+  graphql: 'Query.grantRedeems',
+  input: I.GrantRedeemsIn,
+  output: A.GrantRedeemsOut,
+  annotations: READ,
+  narrow: 'first',
+  run: async (deps, principal, input) => {
+    const page = await grantRedeems(deps, principal, input);
+    return { redeems: page.nodes, nextCursor: nextCursorOf(page) };
+  },
 });
 
 export const setAutonomyTool = defineTool({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as G from '../generated/mcp-inputs.js';
 import { AttributeKeySchema, AttributeValueSchema, DECLARABLE_KINDS } from '../model/index.js';
+import { SEARCH_LIMITS } from '../services/search.js';
 
 /*
  * Each MCP tool's input, built from its GraphQL operation's arguments as the SDL declares them
@@ -83,6 +84,20 @@ export const ResourcesSearchIn = narrow(G.QueryResourcesArgs, {
   ...PAGE_ARGS,
 });
 
+/** searchResources(query, first): one search box, at most SEARCH_LIMITS of each. */
+export const ResourcesFindIn = narrow(G.QuerySearchResourcesArgs, {
+  query: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(SEARCH_LIMITS.chars, `at most ${SEARCH_LIMITS.chars} characters`),
+  first: z
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(SEARCH_LIMITS.first, `must be at most ${SEARCH_LIMITS.first}`),
+});
+
 export const RelationsIn = G.QueryRelationsArgs.extend(PAGING);
 
 export const DependentsIn = narrow(G.QueryDependentsArgs, { maxDepth: hops(10) }).extend(PAGING);
@@ -134,6 +149,8 @@ export const RequestApprovalIn = narrow(G.RequestApprovalInput, {
 });
 
 export const ApprovalsIn = narrow(G.QueryApprovalsArgs, PAGE_ARGS);
+
+export const GrantRedeemsIn = narrow(G.QueryGrantRedeemsArgs, PAGE_ARGS);
 
 export const ApproveIn = G.MutationApproveArgs;
 

@@ -25,6 +25,14 @@ export const ResourcesSearchOut = z.object({
   nextCursor: NextCursor,
 });
 
+export const ResourcesFindOut = z.object({
+  resources: z
+    .array(ResourceOut)
+    .describe(
+      'Best match first: the exact id, an exact slug or name, a name starting with it, then names and ids containing it.',
+    ),
+});
+
 export const RelationsOut = z.object({
   relations: z.array(
     EdgeOut.extend({ from: ResourceRefOut.nullable(), to: ResourceRefOut.nullable() }).describe(

@@ -2,6 +2,7 @@ import { isResourceId } from '../model/index.js';
 import { declareResource } from '../services/declared.js';
 import { createRelationship, dependencies, dependents, identity, relations } from '../services/relationships.js';
 import { resource, resources, resourcesByIds, updateEntityAttributes } from '../services/resources.js';
+import { searchResources } from '../services/search.js';
 import * as I from './inputs.js';
 import * as O from './outputs.js';
 import { nextCursorOf, pageOf } from './paging.js';
@@ -9,7 +10,7 @@ import * as R from './records.js';
 import { defineTool, READ, type Tool } from './tool.js';
 
 /*
- * The tools over resources and their edges: look one up, search, walk relations and the blast
+ * The tools over resources and their edges: look one up, find one by what you know of it, search, walk relations and the blast
  * radius, cross-provider identity; and what an agent records: an edge, attributes, a resource it
  * found.
  */
@@ -70,6 +71,20 @@ export const resourcesSearchTool = defineTool({
     const page = await resources(deps, principal, input);
     return { resources: page.nodes, totalCount: page.totalCount, nextCursor: nextCursorOf(page) };
   },
+});
+
+export const resourcesFindTool = defineTool({
+  name: 'resources_find',
+  title: 'Find resources',
+  description:
+    'Resources by what you know of one: an id, a kind:name slug (vm:web01) or part of a name or id, case-insensitive, best match first (the exact id, an exact slug or name, a name starting with it, then the rest containing it). Use it when you have a name, not an id; resources_search filters by kind, state, provider, attribute or condition and pages the whole estate by id.',
+  permission: 'resource:read',
+  graphql: 'Query.searchResources',
+  input: I.ResourcesFindIn,
+  output: O.ResourcesFindOut,
+  annotations: READ,
+  narrow: 'first',
+  run: async (deps, principal, input) => ({ resources: await searchResources(deps, principal, input) }),
 });
 
 export const relationsTool = defineTool({

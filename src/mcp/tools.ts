@@ -1,6 +1,7 @@
 import {
   resourceGetTool,
   resourcesSearchTool,
+  resourcesFindTool,
   relationsTool,
   dependentsTool,
   dependenciesTool,
@@ -26,6 +27,7 @@ import {
   approveTool,
   denyTool,
   redeemGrantTool,
+  grantRedeemsTool,
   setAutonomyTool,
   reportActionTakenTool,
   replayDecisionTool,
@@ -42,6 +44,7 @@ export type { Tool, ToolDefinition } from './tool.js';
 export const TOOLS: readonly Tool[] = [
   resourceGetTool,
   resourcesSearchTool,
+  resourcesFindTool,
   relationsTool,
   dependentsTool,
   dependenciesTool,
@@ -63,6 +66,7 @@ export const TOOLS: readonly Tool[] = [
   approveTool,
   denyTool,
   redeemGrantTool,
+  grantRedeemsTool,
   setAutonomyTool,
   reportActionTakenTool,
   replayDecisionTool,

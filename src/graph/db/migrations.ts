@@ -113,6 +113,17 @@ export const MIGRATIONS: readonly Migration[] = [
       'DROP INDEX resource_update_tag IF EXISTS',
     ],
   },
+  {
+    version: 11,
+    name: 'the history of grant redeems',
+    statements: [
+      // grantRedeems: newest first (`ORDER BY g.at DESC, g.id DESC`) over all, one approval's grant,
+      // or one outcome; the keyset cursor compares at, then id.
+      'CREATE INDEX grant_redeem_at IF NOT EXISTS FOR (g:GrantRedeem) ON (g.at, g.id)',
+      'CREATE INDEX grant_redeem_approval_at IF NOT EXISTS FOR (g:GrantRedeem) ON (g.approvalId, g.at)',
+      'CREATE INDEX grant_redeem_outcome_at IF NOT EXISTS FOR (g:GrantRedeem) ON (g.outcome, g.at)',
+    ],
+  },
 ];
 
 export interface MigrationResult {

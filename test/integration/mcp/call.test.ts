@@ -114,6 +114,78 @@ describe('callTool', () => {
     expect(bad).toMatchObject({ code: 'BAD_USER_INPUT', field: 'confidence' });
   });
 
+  it('resources_find answers searchResources: by id, slug or part of a name, best match first', async () => {
+    const { deps } = graphDeps();
+    const agent = principalOf(scope, 'agent');
+    const found = async (args: Record<string, unknown>) => {
+      const result = await callTool(deps, agent, 'resources_find', args);
+      expect(result.isError).toBeUndefined();
+      return (result.structuredContent as { resources: Array<{ id: string; slug: string }> }).resources;
+    };
+    expect((await found({ query: webId })).map((r) => r.id)).toEqual([webId]);
+    expect((await found({ query: web }))[0]).toMatchObject({ id: webId, slug: web });
+    expect((await found({ query: `WEB-${scope}`.slice(0, 12) })).map((r) => r.id)).toContain(webId);
+    expect(await found({ query: `nothing-like-${scope}` })).toEqual([]);
+    expect(errorOf(await callTool(deps, agent, 'resources_find', { query: '  ' }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'query',
+    });
+    expect(errorOf(await callTool(deps, agent, 'resources_find', { query: web, first: 101 }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'first',
+    });
+  });
+
+  it('grant_redeems answers grantRedeems: a redeem and a refused replay, newest first, by approval and outcome', async () => {
+    const { deps } = graphDeps();
+    const agent = principalOf(scope, 'agent');
+    const operator = principalOf(scope, 'operator');
+    const dbId = `proxmox:${scope}/qemu/102`;
+    await upsertResources(driver, [
+      { id: dbId, kind: 'vm', provider: 'proxmox', name: `db-${scope}`, state: 'running', lifecycle: 'active' },
+    ]);
+    const restart = { target: dbId, action: 'restart' };
+    const ok = (result: Awaited<ReturnType<typeof callTool>>) => {
+      expect(result.isError).toBeUndefined();
+      return result.structuredContent as any;
+    };
+    const asked = ok(await callTool(deps, agent, 'request_approval', { ...restart, reason: 'wedged' })).approvals[0];
+    const open = ok(await callTool(deps, agent, 'approvals', { open: true })).approvals.map((a: any) => a.id);
+    expect(open).toContain(asked.id);
+    const { grants } = ok(await callTool(deps, operator, 'approve', { id: asked.id }));
+    expect(ok(await callTool(deps, agent, 'approvals', { open: true })).approvals.map((a: any) => a.id)).not.toContain(
+      asked.id,
+    );
+    const token = grants[0].token as string;
+    expect(ok(await callTool(deps, agent, 'redeem_grant', { token, input: restart })).authorized).toBe(true);
+    expect(ok(await callTool(deps, agent, 'redeem_grant', { token, input: restart })).authorized).toBe(false);
+
+    const page = ok(await callTool(deps, agent, 'grant_redeems', { approvalId: asked.id }));
+    expect(page.redeems.map((r: any) => [r.outcome, r.principal, r.refusal?.code ?? null, r.approval?.status])).toEqual(
+      [
+        ['refused', agent.name, 'GRANT_REPLAYED', 'used'],
+        ['redeemed', agent.name, null, 'used'],
+      ],
+    );
+    expect(page.redeems[1].authorizationId).toBe(page.redeems[1].approval.authorizationId);
+    expect(page.nextCursor).toBeNull();
+    const refused = ok(await callTool(deps, agent, 'grant_redeems', { approvalId: asked.id, outcome: 'refused' }));
+    expect(refused.redeems.map((r: any) => r.outcome)).toEqual(['refused']);
+    const first = ok(await callTool(deps, agent, 'grant_redeems', { approvalId: asked.id, first: 1 }));
+    const next = ok(
+      await callTool(deps, agent, 'grant_redeems', { approvalId: asked.id, first: 1, after: first.nextCursor }),
+    );
+    expect([...first.redeems, ...next.redeems].map((r: any) => r.outcome)).toEqual(['refused', 'redeemed']);
+    expect(errorOf(await callTool(deps, agent, 'grant_redeems', { outcome: 'lost' }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'outcome',
+    });
+    expect(errorOf(await callTool(deps, principalOf(scope, 'ingester'), 'grant_redeems', {}))).toMatchObject({
+      code: 'FORBIDDEN',
+      permission: 'approval:read',
+    });
+  });
+
   it('builds a server per principal', () => {
     const { deps } = graphDeps();
     const agent = principalOf(scope, 'agent');

@@ -48,6 +48,8 @@ vi.mock('../../../src/services/approvals.js', async (orig) => recorded('approval
 vi.mock('../../../src/services/grants.js', async (orig) => recorded('grants', await orig()));
 vi.mock('../../../src/services/replay.js', async (orig) => recorded('replay', await orig()));
 vi.mock('../../../src/services/actions.js', async (orig) => recorded('actions', await orig()));
+vi.mock('../../../src/services/search.js', async (orig) => recorded('search', await orig()));
+vi.mock('../../../src/services/grant-history.js', async (orig) => recorded('grantHistory', await orig()));
 
 /** A caller holding no permission at all: every service refuses it naming the one permission it checks. */
 const nobody = { name: `nobody-${scope}`, role: 'nobody' as Role } satisfies Principal;
@@ -56,6 +58,7 @@ const nobody = { name: `nobody-${scope}`, role: 'nobody' as Role } satisfies Pri
 const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<string, unknown> }> = {
   resource_get: { mcp: { id: 'vm:web01' }, graphql: { slug: 'vm:web01' } },
   resources_search: { mcp: {}, graphql: { first: 50 } },
+  resources_find: { mcp: { query: 'web' }, graphql: { query: 'web', first: 20 } },
   relations: { mcp: { id: 'vm:web01' }, graphql: { id: 'vm:web01', direction: 'BOTH', includeStale: false } },
   dependents: { mcp: { id: 'vm:web01' }, graphql: { id: 'vm:web01', maxDepth: 3 } },
   dependencies: { mcp: { id: 'vm:web01' }, graphql: { id: 'vm:web01', maxDepth: 3 } },
@@ -101,6 +104,7 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
     mcp: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
     graphql: { token: 'aitia-grant-x', input: { target: 'vm:web01', action: 'restart' } },
   },
+  grant_redeems: { mcp: {}, graphql: { first: 50 } },
   set_autonomy: { mcp: { mode: 'halt', reason: 'x' }, graphql: { mode: 'halt', reason: 'x' } },
   replay_decision: { mcp: { id: 'dec-1' }, graphql: { id: 'dec-1' } },
   report_action_taken: {
