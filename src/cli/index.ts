@@ -3,6 +3,7 @@ import { eventsCommand } from './events.js';
 import { ingestCommand } from './ingest.js';
 import { mcpCommand } from './mcp.js';
 import { neo4jCommand } from './neo4j.js';
+import { notifyCommand } from './notify.js';
 import { queryCommand } from './query.js';
 import { serveCommand } from './serve.js';
 import { tokensCommand } from './tokens.js';
@@ -15,5 +16,6 @@ export const COMMANDS: CliCommand[] = [
   ingestCommand,
   eventsCommand,
   tokensCommand,
+  notifyCommand,
   neo4jCommand,
 ];

@@ -27,22 +27,22 @@ export function requestFor(
   m: NotificationMessage,
   publicUrl: string,
   nowMs: number,
+  key: string = idempotencyKey(target.name, m.seq),
 ): { body: string; headers: Record<string, string> } {
-  const key = idempotencyKey(target.name, m.seq);
   if (target.kind === 'slack') {
     const body = JSON.stringify(slackMessage(m, publicUrl));
     return { body, headers: { 'content-type': 'application/json', 'idempotency-key': key } };
   }
-  const body = JSON.stringify(webhookBody(target.name, m));
+  const body = JSON.stringify({ ...webhookBody(target.name, m), id: key });
   return { body, headers: signedHeaders(target.secret ?? '', key, body, nowMs) };
 }
 
 export async function sendNotification(
   target: NotificationTarget,
   m: NotificationMessage,
-  options: { publicUrl: string; timeoutMs: number; nowMs?: number },
+  options: { publicUrl: string; timeoutMs: number; nowMs?: number; key?: string },
 ): Promise<SendAnswer> {
-  const { body, headers } = requestFor(target, m, options.publicUrl, options.nowMs ?? Date.now());
+  const { body, headers } = requestFor(target, m, options.publicUrl, options.nowMs ?? Date.now(), options.key);
   const url = new URL(target.url);
   const answer = await boundedRequest(
     url,
