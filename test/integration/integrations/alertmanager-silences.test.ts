@@ -6,7 +6,7 @@ import { latestFeedSeq } from '../../../src/graph/feed.js';
 import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { listSources } from '../../../src/graph/sources.js';
 import { createAlertmanagerClient } from '../../../src/integrations/alertmanager/client.js';
-import { type Silencer, startSilencer } from '../../../src/integrations/alertmanager/silencer.js';
+import { type Silencer, startLeaderSilencer, startSilencer } from '../../../src/integrations/alertmanager/silencer.js';
 import { createLogger } from '../../../src/log.js';
 import { proxmoxSource } from '../../../src/ingest/proxmox/source.js';
 import { observe } from '../../../src/pipeline/observe.js';
@@ -257,5 +257,36 @@ describe.skipIf(!bin)('Alertmanager silences for intentional changes (real Alert
     await driver.executeQuery('MATCH (m:AlertmanagerSilence) WHERE m.id CONTAINS $scope DETACH DELETE m', { scope });
     expect(await silencer().runOnce()).toMatchObject({ error: null, created: 0 });
     expect(live(await silencesFor('web01'))).toHaveLength(1);
+  });
+
+  it('only the leader replica runs it: two replicas, one lease, one silencer running', async () => {
+    const replica = (holder: string) =>
+      startLeaderSilencer({
+        driver,
+        log,
+        client: createAlertmanagerClient({ url: am.url, basicAuth: null, bearerToken: null, timeoutMs: 1_000 }),
+        config: { labels: { instance: '{name}' }, silenceDependents: true },
+        respectIntentSeconds: () => 3600,
+        cursorId: `alertmanager-silencer-${scope}`,
+        principal,
+        tickMs: 200,
+        lease: { holder: `${holder}-${scope}`, seconds: 3 },
+      });
+    const [a, b] = [replica('a'), replica('b')];
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!a.fence && !b.fence && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 500));
+      expect([a.fence, b.fence].filter(Boolean)).toHaveLength(1);
+      // The leader's passes are fenced writes that go through: its cursor and state are current.
+      const before = (await listSources(driver)).find((s) => s.name === 'alertmanager')!.lastPassAt!;
+      await new Promise((r) => setTimeout(r, 600));
+      const after = (await listSources(driver)).find((s) => s.name === 'alertmanager')!;
+      expect(Date.parse(after.lastPassAt!)).toBeGreaterThan(Date.parse(before));
+      expect(after.lastError).toBeNull();
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 });
