@@ -11,6 +11,7 @@ import { checkResolvers } from './checks.js';
 import { conditionResolvers } from './conditions.js';
 import { healthResolvers } from './health.js';
 import { lifecycleResolvers } from './lifecycle.js';
+import { notificationResolvers } from './notifications.js';
 import { policyResolvers } from './policy.js';
 import { relationshipResolvers } from './relationships.js';
 import { resourceResolvers } from './resources.js';
@@ -36,4 +37,5 @@ export const resolvers: Resolvers = mergeResolvers<unknown, RequestContext>([
   incidentResolvers,
   sourceResolvers,
   approvalResolvers,
+  notificationResolvers,
 ]);

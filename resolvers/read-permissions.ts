@@ -32,6 +32,8 @@ export const READ_PERMISSIONS: Readonly<Record<string, Permission | null>> = {
   SystemContext: null,
   TransitionDecision: null,
   // Conditions and health.
+  // Notifications out: what did not reach its target.
+  NotificationDelivery: 'notification:read',
   Condition: 'condition:read',
   ConditionEdge: 'condition:read',
   ConditionConnection: 'condition:read',

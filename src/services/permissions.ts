@@ -34,6 +34,8 @@ export const PERMISSIONS = {
   'grant:redeem': ['agent', 'ingester'],
   'autonomy:set': ['operator'],
   'action:report': ['agent', 'ingester'],
+  'notification:read': ['operator'],
+  'notification:replay': ['operator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
