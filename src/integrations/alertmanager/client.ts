@@ -34,6 +34,8 @@ export interface Silence extends SilenceInput {
 export type AlertmanagerErrorKind = 'unreachable' | 'timeout' | 'refused' | 'server' | 'bad_answer';
 
 export class AlertmanagerError extends Error {
+  /** Worth trying again later: Alertmanager away, slow or failing; not a request it refused. */
+  readonly retryable: boolean;
   constructor(
     readonly kind: AlertmanagerErrorKind,
     message: string,
@@ -41,10 +43,7 @@ export class AlertmanagerError extends Error {
   ) {
     super(message);
     this.name = 'AlertmanagerError';
-  }
-  /** Worth trying again later: Alertmanager away, slow or failing; not a request it refused. */
-  get retryable(): boolean {
-    return this.kind !== 'refused';
+    this.retryable = kind !== 'refused';
   }
 }
 

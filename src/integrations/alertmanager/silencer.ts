@@ -1,4 +1,5 @@
 import type { Driver } from 'neo4j-driver';
+import { writeAudit } from '../../graph/audit.js';
 import { readFeed } from '../../graph/feed.js';
 import {
   recordSilencerPass,
@@ -17,7 +18,7 @@ import {
 import type { LeaseSettings } from '../../scheduler/lease-keeper.js';
 import { runUnderLease } from '../../scheduler/lease-keeper.js';
 import { isExpected, type TransitionAttribution } from '../../policy/transition-gate.js';
-import type { AlertmanagerClient } from './client.js';
+import { type AlertmanagerClient, AlertmanagerError } from './client.js';
 import type { AlertmanagerSpec } from '../integrations-file.js';
 import { type ActionDeps, expireSilences, shadowCondition, silenceCondition } from './silence-actions.js';
 import type { ExpectedCondition } from './silence-plan.js';
@@ -116,6 +117,21 @@ export function startSilencer(options: SilencerOptions): Silencer {
     else if (c.wouldSuppress) await shadowCondition(deps, expected);
   }
 
+  // A request Alertmanager refused (a 4xx: it will refuse it again) is audited and passed over,
+  // so one bad entry cannot hold back every later one; anything else stops the pass, to be retried.
+  async function refused(entry: FeedEntry, err: unknown): Promise<void> {
+    if (!(err instanceof AlertmanagerError) || err.retryable) throw err;
+    options.log.error({ err, seq: entry.seq, resource: entry.resourceId }, 'alertmanager: refused; entry passed over');
+    await writeAudit(options.driver, {
+      principal: deps.principal,
+      role: 'scheduler',
+      operation: 'alertmanagerSilenceRefused',
+      targetIds: [entry.resourceId],
+      outcome: 'error',
+      detail: `feed entry ${entry.seq} (${entry.topic} ${entry.change}): ${err.message}`,
+    });
+  }
+
   let running: Promise<SilencerPass> | null = null;
   async function pass(): Promise<SilencerPass> {
     const result: SilencerPass = { handled: 0, created: 0, expired: 0, error: null };
@@ -128,7 +144,7 @@ export function startSilencer(options: SilencerOptions): Silencer {
           topics: ['condition', 'transition'],
         });
         for (const e of entries) {
-          await handle(e, result);
+          await handle(e, result).catch((err: unknown) => refused(e, err));
           await saveSilencerCursor(options.driver, e.seq, now(), cursorId);
           after = e.seq;
           result.handled++;
