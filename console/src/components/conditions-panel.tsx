@@ -32,9 +32,10 @@ export interface ConditionData {
   narrative: string;
 }
 
-const OPEN_QUERY = `query($resource: ID, $zone: String) {
+// `first` as a variable: the cost limit multiplies a literal page size into the whole selection.
+const OPEN_QUERY = `query($resource: ID, $zone: String, $suppressed: Int) {
   openConditions(resourceId: $resource) { ${CONDITION_FIELDS} }
-  conditions(filter: {status: open, suppressed: true, resourceId: $resource}, first: 200) { nodes { ${CONDITION_FIELDS} } }
+  conditions(filter: {status: open, suppressed: true, resourceId: $resource}, first: $suppressed) { nodes { ${CONDITION_FIELDS} } }
 }`;
 
 const CHANGED = `subscription($resource: String, $zone: String, $since: Int) {
@@ -112,7 +113,10 @@ export function ConditionsPanel(props: { resource?: string; zone: string }) {
       },
       (e) => setError(`Live updates interrupted: ${e.message}`),
     );
-    gql<{ openConditions: ConditionData[]; conditions: { nodes: ConditionData[] } }>(OPEN_QUERY, vars).then(
+    gql<{ openConditions: ConditionData[]; conditions: { nodes: ConditionData[] } }>(OPEN_QUERY, {
+      ...vars,
+      suppressed: 200,
+    }).then(
       (d) => {
         let next = [...d.openConditions, ...d.conditions.nodes].reduce(merge, [] as ConditionData[]);
         for (const c of early) next = merge(next, c);

@@ -89,10 +89,10 @@ function Filters(props: { params: Record<string, string> }) {
   );
 }
 
-function AuditTable(props: { entries: Entry[] }) {
+function AuditTable(props: { entries: Entry[]; filter: string }) {
   return (
     <div class="table-wrap">
-      <table class="audit" data-testid="audit-table">
+      <table class="audit" data-testid="audit-table" data-filter={props.filter}>
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -155,13 +155,13 @@ export default function AuditPage(props: { session: Session; params: Record<stri
   const cursors = paging.key === filterKey ? paging.cursors : [null];
   const setCursors = (f: (c: (string | null)[]) => (string | null)[]) =>
     setPaging({ key: filterKey, cursors: f(cursors) });
-  const [answer, setAnswer] = useState<Answer['auditLog'] | null>(null);
+  // The page and the filter and cursor it answers: a new filter's rows replace it, never mix with it.
+  const [loaded, setLoaded] = useState<{ key: string; log: Answer['auditLog'] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const after = cursors[cursors.length - 1] ?? null;
   useEffect(() => {
     if (!props.session.canAct) return;
     let cancelled = false;
-    setAnswer(null);
     setError(null);
     const filter = {
       ...(principal ? { principal } : {}),
@@ -169,13 +169,15 @@ export default function AuditPage(props: { session: Session; params: Record<stri
       ...(outcome ? { outcome } : {}),
     };
     gql<Answer>(QUERY, { filter, first: PAGE_SIZE, after }).then(
-      (d) => !cancelled && setAnswer(d.auditLog),
+      (d) => !cancelled && setLoaded({ key: `${filterKey}|${after ?? ''}`, log: d.auditLog }),
       (e: Error) => !cancelled && setError(e.message),
     );
     return () => {
       cancelled = true;
     };
   }, [filterKey, after, props.session.canAct]);
+
+  const answer = loaded?.key === `${filterKey}|${after ?? ''}` ? loaded.log : null;
 
   if (!props.session.canAct)
     return (
@@ -198,7 +200,7 @@ export default function AuditPage(props: { session: Session; params: Record<stri
           No entries match.
         </p>
       )}
-      {answer && answer.nodes.length > 0 && <AuditTable entries={answer.nodes} />}
+      {answer && answer.nodes.length > 0 && <AuditTable entries={answer.nodes} filter={filterKey} />}
       <nav class="pager" aria-label="Audit log pages">
         <Button onClick={() => setCursors((c) => c.slice(0, -1))} disabled={cursors.length < 2} testid="audit-newer">
           Newer

@@ -12,21 +12,25 @@ import { browserZone } from '../components/hash-params';
 import { IncidentParagraph } from '../components/incident-paragraph';
 import { TRANSITION_FIELDS, TransitionTable, type TransitionRowData } from '../components/transition-list';
 import { Badge, ErrorBox, Loading } from '../components/ui';
-import { STATE_FIELDS } from '../resource-fields';
 import { href, navigate } from '../router';
 import type { Session } from '../session';
 import { Time } from '../time';
 import './pages.css';
 
+// Each kind's state is its own enum: one alias per kind, or the selections would conflict.
+const KIND_TYPES = ['Cluster', 'Host', 'Vm', 'Lxc', 'Storage', 'Network', 'Service'];
+const STATES = KIND_TYPES.map((t) => `... on ${t} { ${t.toLowerCase()}State: state }`).join(' ');
+
 const RESOURCE = `query($id: ID, $slug: String) {
   resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt
     firstSeen lastSeen missingSince declaration { by evidence at }
-    ${STATE_FIELDS} }
+    ${STATES} }
 }`;
 
-const DETAILS = `query($ref: String!, $refId: ID!, $zone: String) {
+// `first` as a variable: the cost limit multiplies a literal page size into the whole selection.
+const DETAILS = `query($ref: String!, $refId: ID!, $zone: String, $first: Int) {
   checks(resourceId: $refId) { ${CHECK_FIELDS} }
-  transitions(resourceId: $ref, first: 25) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
+  transitions(resourceId: $ref, first: $first) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
   newest: transitions(first: 1) { edges { node { observedAt } } }
 }`;
 
@@ -119,9 +123,12 @@ export default function ResourcePage(props: { session: Session; params: Record<s
     gql<{ resource: ResourceData | null }>(RESOURCE, vars)
       .then(async (d) => {
         if (cancelled) return;
-        setResource(d.resource);
+        const r = d.resource as (ResourceData & Record<string, unknown>) | null;
+        if (r)
+          r.state = KIND_TYPES.map((t) => r[`${t.toLowerCase()}State`]).find((v) => typeof v === 'string') as string;
+        setResource(r);
         if (!d.resource) return;
-        const more = await gql<Details>(DETAILS, { ref: d.resource.id, refId: d.resource.id, zone });
+        const more = await gql<Details>(DETAILS, { ref: d.resource.id, refId: d.resource.id, zone, first: 25 });
         if (!cancelled) setDetails(more);
       })
       .catch((e: Error) => !cancelled && setError(e.message));
@@ -176,12 +183,13 @@ export default function ResourcePage(props: { session: Session; params: Record<s
         }}
         onWalk={(to) => navigate(`/resource/${encodeURIComponent(to)}`)}
       />
-      {transitions ? (
+      {details && transitions ? (
+        // Its own latest change, else the estate's: a quiet resource's context is its neighbours'.
         <IncidentParagraph
           key={resource.id}
           id={resource.id}
           zone={zone}
-          latestChangeAt={transitions[0]?.observedAt ?? null}
+          latestChangeAt={transitions[0]?.observedAt ?? details.newest.edges[0]?.node.observedAt ?? null}
         />
       ) : (
         <Loading what="the incident context" />
