@@ -32,6 +32,7 @@ import {
   reportActionTakenTool,
   replayDecisionTool,
 } from './gate-tools.js';
+import { notificationDeliveriesTool, replayNotificationTool } from './notification-tools.js';
 import type { Tool } from './tool.js';
 
 export type { Tool, ToolDefinition } from './tool.js';
@@ -39,7 +40,7 @@ export type { Tool, ToolDefinition } from './tool.js';
 /*
  * The MCP tool registry, in the order `tools/list` answers it. Each tool is defined with its area:
  * resource-tools.ts (resources and edges), history-tools.ts (what happened, what is wrong),
- * gate-tools.ts (the gate, approvals and grants); tool.ts says what a tool is.
+ * gate-tools.ts (the gate, approvals and grants), notification-tools.ts (notifications out); tool.ts says what a tool is.
  */
 export const TOOLS: readonly Tool[] = [
   resourceGetTool,
@@ -70,4 +71,6 @@ export const TOOLS: readonly Tool[] = [
   setAutonomyTool,
   reportActionTakenTool,
   replayDecisionTool,
+  notificationDeliveriesTool,
+  replayNotificationTool,
 ];

@@ -50,6 +50,7 @@ vi.mock('../../../src/services/replay.js', async (orig) => recorded('replay', aw
 vi.mock('../../../src/services/actions.js', async (orig) => recorded('actions', await orig()));
 vi.mock('../../../src/services/search.js', async (orig) => recorded('search', await orig()));
 vi.mock('../../../src/services/grant-history.js', async (orig) => recorded('grantHistory', await orig()));
+vi.mock('../../../src/services/notifications.js', async (orig) => recorded('notifications', await orig()));
 
 /** A caller holding no permission at all: every service refuses it naming the one permission it checks. */
 const nobody = { name: `nobody-${scope}`, role: 'nobody' as Role } satisfies Principal;
@@ -111,6 +112,8 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
     mcp: { target: 'vm:web01', action: 'restart' },
     graphql: { input: { target: 'vm:web01', action: 'restart' } },
   },
+  notification_deliveries: { mcp: {}, graphql: {} },
+  replay_notification: { mcp: { id: 'ops:1' }, graphql: { id: 'ops:1' } },
 };
 
 type Resolver = (parent: unknown, args: unknown, ctx: unknown, info: unknown) => unknown;
