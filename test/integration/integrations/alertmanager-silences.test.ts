@@ -289,4 +289,36 @@ describe.skipIf(!bin)('Alertmanager silences for intentional changes (real Alert
       await b.stop();
     }
   });
+
+  it('on its timer: a failed pass is retried with backoff until Alertmanager is back', async () => {
+    const until = async (what: () => Promise<boolean>) => {
+      const deadline = Date.now() + 15_000;
+      while (!(await what())) {
+        if (Date.now() > deadline) throw new Error('not within 15 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const timed = startSilencer({
+      driver,
+      log,
+      client: createAlertmanagerClient({ url: am.url, basicAuth: null, bearerToken: null, timeoutMs: 500 }),
+      config: { labels: { instance: '{name}' }, silenceDependents: false },
+      respectIntentSeconds: () => 3600,
+      cursorId: `alertmanager-silencer-${scope}`,
+      principal,
+      tickMs: 200,
+      backoffMs: 100,
+      maxBackoffMs: 400,
+    });
+    silencers.push(timed);
+    await change(VM.web01, 'running', 'alice@pve', 'on');
+    await until(async () => live(await silencesFor('web01')).length === 0);
+    await am.stop();
+    await change(VM.web01, 'stopped', 'alice@pve', 'on');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await listSources(driver)).find((s) => s.name === 'alertmanager')!.lastError).toMatch(/Alertmanager/);
+    await am.start();
+    await until(async () => live(await silencesFor('web01')).length === 1);
+    await timed.stop();
+  });
 });
