@@ -228,3 +228,25 @@ describe('backoff with full jitter', () => {
     expect([1, 2, 3, 4, 5].map((n) => retryLeft(policy, n))).toEqual([true, true, true, false, false]);
   });
 });
+
+describe('docs/notifications.md', () => {
+  it('its verification snippet accepts what aitia signs and refuses a stale or altered one', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { createHmac, timingSafeEqual } = await import('node:crypto');
+    const { findPackageRoot } = await import('../../../src/package-root.js');
+    const page = readFileSync(join(findPackageRoot(), 'docs', 'notifications.md'), 'utf8');
+    const code = /```js\n([\s\S]*?)```/.exec(page)![1]!.replace(/^import .*\n/m, '');
+    type Verify = (secret: string, headers: Record<string, string>, body: string, nowMs?: number) => boolean;
+    const verify = new Function('createHmac', 'timingSafeEqual', `${code}\nreturn verifyAitia;`)(
+      createHmac,
+      timingSafeEqual,
+    ) as Verify;
+    const body = JSON.stringify(webhookBody('ops', message));
+    const now = Date.UTC(2026, 4, 14, 2, 9);
+    const h = signedHeaders('s'.repeat(32), 'ops:7', body, now);
+    expect(verify('s'.repeat(32), h, body, now)).toBe(true);
+    expect(verify('s'.repeat(32), h, body, now + 301_000)).toBe(false);
+    expect(verify('s'.repeat(32), h, `${body} `, now)).toBe(false);
+  });
+});
