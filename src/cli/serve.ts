@@ -14,6 +14,8 @@ import { startSourcePollers } from '../scheduler/source-pollers.js';
 import { runUnderLease } from '../scheduler/lease-keeper.js';
 import { HEALTH_SCHEDULER_LEASE } from '../model/lease.js';
 import { configuredSources } from '../sources-file.js';
+import { configuredIntegrations } from '../integrations/integrations-file.js';
+import { startNotifications } from '../integrations/notifications-loop.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { installLastResort } from '../server/process-faults.js';
@@ -60,6 +62,8 @@ export const serveCommand: CliCommand = {
     );
     // The sources file and the single-source variables, validated before anything opens.
     const specs = demo ? [] : configuredSources(config);
+    // The integrations file (notification targets, Alertmanager), refused unless owner-only.
+    const integrations = configuredIntegrations(config);
     if (demo) rmSync(config.tokensFile, { force: true });
     checkTokensFile(config, demo);
     // Read (and refused unless owner-only) before anything opens; re-read whenever it changes.
@@ -166,6 +170,14 @@ export const serveCommand: CliCommand = {
           network: checkNetwork,
         }),
     });
+    // Notifications out: the stored feed to the integrations file's targets, from the leader only.
+    const notifications = startNotifications({
+      driver: graph.driver,
+      integrations,
+      publicUrl: config.publicUrl,
+      lease,
+      log,
+    });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -173,6 +185,7 @@ export const serveCommand: CliCommand = {
     });
     log.info('shutting down');
     await health.stop();
+    await notifications.stop();
     await tail.stop();
     await sources?.stop();
     server.closeAllConnections();
