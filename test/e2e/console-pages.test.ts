@@ -172,6 +172,9 @@ describe('the console pages on the demo', () => {
       return { id: node.id(), ...node.renderedPosition() };
     });
     await canvas.scrollIntoViewIfNeeded();
+    // Cytoscape caches where its container is and refreshes it on the scroll event, which the browser
+    // sends with the next frame: click after it.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const box = (await canvas.boundingBox())!;
     await page.mouse.click(box.x + target.x, box.y + target.y);
     await page.waitForFunction((id) => window.location.hash === `#/resource/${encodeURIComponent(id)}`, target.id);

@@ -12,19 +12,16 @@ import { browserZone } from '../components/hash-params';
 import { IncidentParagraph } from '../components/incident-paragraph';
 import { TRANSITION_FIELDS, TransitionTable, type TransitionRowData } from '../components/transition-list';
 import { Badge, ErrorBox, Loading } from '../components/ui';
+import { STATE_FIELDS } from '../resource-fields';
 import { href, navigate } from '../router';
 import type { Session } from '../session';
 import { Time } from '../time';
 import './pages.css';
 
-// Each kind's state is its own enum: one alias per kind, or the selections would conflict.
-const KIND_TYPES = ['Cluster', 'Host', 'Vm', 'Lxc', 'Storage', 'Network', 'Service'];
-const STATES = KIND_TYPES.map((t) => `... on ${t} { ${t.toLowerCase()}State: state }`).join(' ');
-
 const RESOURCE = `query($id: ID, $slug: String) {
   resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt
     firstSeen lastSeen missingSince declaration { by evidence at }
-    ${STATES} }
+    ${STATE_FIELDS} }
 }`;
 
 // `first` as a variable: the cost limit multiplies a literal page size into the whole selection.
@@ -123,10 +120,7 @@ export default function ResourcePage(props: { session: Session; params: Record<s
     gql<{ resource: ResourceData | null }>(RESOURCE, vars)
       .then(async (d) => {
         if (cancelled) return;
-        const r = d.resource as (ResourceData & Record<string, unknown>) | null;
-        if (r)
-          r.state = KIND_TYPES.map((t) => r[`${t.toLowerCase()}State`]).find((v) => typeof v === 'string') as string;
-        setResource(r);
+        setResource(d.resource);
         if (!d.resource) return;
         const more = await gql<Details>(DETAILS, { ref: d.resource.id, refId: d.resource.id, zone, first: 25 });
         if (!cancelled) setDetails(more);
