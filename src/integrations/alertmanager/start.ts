@@ -9,9 +9,9 @@ import { startLeaderSilencer } from './silencer.js';
 /**
  * What `aitia serve` starts for the integrations file's `alertmanager:` section: the silencer on
  * the leader replica, its silences lasting the policy's attribution.respect_intent_seconds.
- * Nothing without the section. One line to wire in serve:
- * `const silencing = startAlertmanagerSilencing({ driver: graph.driver, log, spec: configuredIntegrations(config).alertmanager, policy, lease });`
- * and `await silencing.stop();` on shutdown.
+ * Nothing without the section. Wired in src/cli/serve.ts beside startNotifications:
+ * `const silencing = startAlertmanagerSilencing({ driver: graph.driver, log, spec: integrations.alertmanager, policy, lease });`
+ * and `await silencing.stop();` after `await notifications.stop();`.
  */
 export function startAlertmanagerSilencing(options: {
   driver: Driver;
