@@ -91,14 +91,20 @@ function Events(props: { a: TransitionRowData['attribution'] }) {
     <ul class="event-list">
       {events.map((e) => (
         <li key={e.id} title={e.summary}>
-          <span class="event-role">{e.role}</span> <code class="event-id">{e.id}</code>
+          <span class="event-role">{e.role}</span> {e.rawType}
+          <code class="event-id">{e.id}</code>
         </li>
       ))}
     </ul>
   );
 }
 
+/**
+ * One <tbody> per transition: its facts on one row and its narrative across the table under them,
+ * so the sentence is read whole at any width.
+ */
 export function TransitionTable(props: { rows: TransitionRowData[]; showResource: boolean; fresh?: Set<string> }) {
+  const columns = props.showResource ? 6 : 5;
   return (
     <div class="table-wrap">
       <table class="transitions" data-testid="transitions">
@@ -110,18 +116,17 @@ export function TransitionTable(props: { rows: TransitionRowData[]; showResource
             <th scope="col">Change</th>
             <th scope="col">Actor</th>
             <th scope="col">Task or event</th>
-            <th scope="col">Narrative</th>
           </tr>
         </thead>
-        <tbody>
-          {props.rows.map((t) => (
-            <tr
-              key={t.id}
-              data-testid="transition-row"
-              data-resource={t.resourceId}
-              data-confidence={t.attribution.confidence}
-              class={props.fresh?.has(t.id) ? 'row-fresh' : undefined}
-            >
+        {props.rows.map((t) => (
+          <tbody
+            key={t.id}
+            data-testid="transition-row"
+            data-resource={t.resourceId}
+            data-confidence={t.attribution.confidence}
+            class={props.fresh?.has(t.id) ? 'transition row-fresh' : 'transition'}
+          >
+            <tr>
               <td>
                 <Time iso={t.observedAt} />
               </td>
@@ -140,13 +145,17 @@ export function TransitionTable(props: { rows: TransitionRowData[]; showResource
               <td>
                 <Actor a={t.attribution} />
               </td>
-              <td>
+              <td class="events">
                 <Events a={t.attribution} />
               </td>
-              <td class="narrative">{t.narrative}</td>
             </tr>
-          ))}
-        </tbody>
+            <tr>
+              <td class="narrative" colSpan={columns}>
+                {t.narrative}
+              </td>
+            </tr>
+          </tbody>
+        ))}
       </table>
     </div>
   );
