@@ -16,6 +16,7 @@ import { HEALTH_SCHEDULER_LEASE } from '../model/lease.js';
 import { configuredSources } from '../sources-file.js';
 import { configuredIntegrations } from '../integrations/integrations-file.js';
 import { startNotifications } from '../integrations/notifications-loop.js';
+import { startAlertmanagerSilencing } from '../integrations/alertmanager/start.js';
 import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { installLastResort } from '../server/process-faults.js';
@@ -178,6 +179,14 @@ export const serveCommand: CliCommand = {
       lease,
       log,
     });
+    // Alertmanager silences for intentional changes, from the same feed, on the leader only.
+    const silencing = startAlertmanagerSilencing({
+      driver: graph.driver,
+      log,
+      spec: integrations.alertmanager,
+      policy,
+      lease,
+    });
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -186,6 +195,7 @@ export const serveCommand: CliCommand = {
     log.info('shutting down');
     await health.stop();
     await notifications.stop();
+    await silencing.stop();
     await tail.stop();
     await sources?.stop();
     server.closeAllConnections();
