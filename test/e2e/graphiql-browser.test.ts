@@ -1,13 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertResources } from '../../src/graph/resources/upsert.js';
+import { launchBrowser } from '../support/console-browser.js';
 import { useGraph } from '../support/graph.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-/** Debian's Chromium, installed by .ci/run (apt-get install chromium chromium-driver). */
-const CHROMIUM = process.env.AITIA_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOT = join(process.cwd(), 'test-results', 'graphiql.png');
 
 const { driver, scope } = useGraph();
@@ -16,10 +15,6 @@ let browser: Browser;
 const vmName = `browser-${scope}`;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `${CHROMIUM} not found: install Debian's chromium and chromium-driver (as .ci/run does) or set AITIA_CHROMIUM`,
-    );
   srv = await startTestServer(driver);
   await upsertResources(driver, [
     {
@@ -31,20 +26,8 @@ beforeAll(async () => {
       rawState: 'running/io-error',
     },
   ]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Root in CI needs --no-sandbox; the closed network needs background networking off.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  // Debian's Chromium, installed by .ci/run, launched as the console's browser tests launch it.
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
