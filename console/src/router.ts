@@ -37,10 +37,14 @@ export function parseRoute(hash: string): Route {
 }
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  const [initial] = useState(() => window.location.hash);
+  const [route, setRoute] = useState(() => parseRoute(initial));
   useEffect(() => {
     const on = () => setRoute(parseRoute(window.location.hash));
     window.addEventListener('hashchange', on);
+    // The hash may have changed between the first render and this effect (a link followed, or a
+    // script's navigation, right after sign-in): that hashchange fired before anyone listened.
+    if (window.location.hash !== initial) on();
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return route;
