@@ -1,37 +1,41 @@
 // The approval requests the inbox and history read, and the live feed of their changes.
+import type { ApprovalRecord } from '../../src/model/approvals.js';
 import { gql, subscribe } from './api';
 
 export const APPROVAL_FIELDS = `id planId step status requester requesterOwner reason requestedAt expiresAt action
   targetId targetName inputs riskClass autonomy approval reasons decidedBy decidedAt decisionReason
   grantExpiresAt usedAt usedBy expired`;
 
-export interface ApprovalRequest {
-  id: string;
-  planId: string | null;
-  step: number | null;
-  status: string;
-  requester: string;
-  requesterOwner: string | null;
-  reason: string;
-  requestedAt: string;
-  expiresAt: string;
-  action: string;
-  targetId: string;
-  targetName: string;
-  inputs: string;
-  riskClass: string;
-  autonomy: string;
-  approval: string;
-  reasons: string[];
-  decidedBy: string | null;
-  decidedAt: string | null;
-  decisionReason: string | null;
-  grantExpiresAt: string | null;
-  usedAt: string | null;
-  usedBy: string | null;
+/** An approval as the console asks for it: the stored record's fields (src/model), and whether it expired. */
+export type ApprovalRequest = Pick<
+  ApprovalRecord,
+  | 'id'
+  | 'planId'
+  | 'step'
+  | 'status'
+  | 'requester'
+  | 'requesterOwner'
+  | 'reason'
+  | 'requestedAt'
+  | 'expiresAt'
+  | 'action'
+  | 'targetId'
+  | 'targetName'
+  | 'inputs'
+  | 'riskClass'
+  | 'autonomy'
+  | 'approval'
+  | 'reasons'
+  | 'decidedBy'
+  | 'decidedAt'
+  | 'decisionReason'
+  | 'grantExpiresAt'
+  | 'usedAt'
+  | 'usedBy'
+> & {
   /** Pending past expiresAt: nobody can decide it any more. */
   expired: boolean;
-}
+};
 
 export interface Grant {
   approvalId: string;
