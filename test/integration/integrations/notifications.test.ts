@@ -111,26 +111,30 @@ const until = async (what: string, ms: number, probe: () => boolean | Promise<bo
 };
 const fast = { baseMs: 20, capMs: 200, budget: 10_000 };
 
+/** A notifier for one target, returned once it has placed its cursor (so later entries are its to deliver). */
+async function startedNotifier(t: NotificationTarget, retry: { baseMs: number; capMs: number; budget: number } = fast) {
+  const notifier = startNotifier({ driver, targets: [t], publicUrl: 'http://127.0.0.1:4000', log, pollMs: 50, retry });
+  try {
+    await until(
+      'the cursor',
+      5000,
+      async () =>
+        (await driver.executeQuery('MATCH (c:NotificationCursor {target: $t}) RETURN c', { t: t.name })).records
+          .length > 0,
+    );
+  } catch (err) {
+    await notifier.stop();
+    throw err;
+  }
+  return notifier;
+}
+
 describe('notifications out', () => {
   it('a webhook gets a signed JSON body whose id is the Idempotency-Key; the signature verifies and the timestamp is present', async () => {
     const rx = await receiver();
     const t = target('signed', rx.url);
-    const notifier = startNotifier({
-      driver,
-      targets: [t],
-      publicUrl: 'http://127.0.0.1:4000',
-      log,
-      pollMs: 50,
-      retry: fast,
-    });
+    const notifier = await startedNotifier(t);
     try {
-      await until(
-        'the cursor',
-        5000,
-        async () =>
-          (await driver.executeQuery('MATCH (c:NotificationCursor {target: $t}) RETURN c', { t: t.name })).records
-            .length > 0,
-      );
       const [seq] = await requestApprovals([rid('web01')]);
       await until('the delivery', 10_000, () => rx.accepted.length === 1);
       const got = rx.accepted[0]!;
@@ -170,22 +174,8 @@ describe('notifications out', () => {
   it('receiver down for a while: afterwards every event arrives exactly once per idempotency key, in order per resource', async () => {
     const rx = await receiver();
     const t = target('outage', rx.url);
-    const notifier = startNotifier({
-      driver,
-      targets: [t],
-      publicUrl: 'http://127.0.0.1:4000',
-      log,
-      pollMs: 50,
-      retry: fast,
-    });
+    const notifier = await startedNotifier(t);
     try {
-      await until(
-        'the cursor',
-        5000,
-        async () =>
-          (await driver.executeQuery('MATCH (c:NotificationCursor {target: $t}) RETURN c', { t: t.name })).records
-            .length > 0,
-      );
       await rx.close(); // down: the port refuses connections
       const order = [rid('a'), rid('b'), rid('a'), rid('b'), rid('a'), rid('c')];
       const seqs = await requestApprovals(order);
@@ -215,22 +205,8 @@ describe('notifications out', () => {
     let code = 500;
     const rx = await receiver(() => code);
     const t = target('dead', rx.url);
-    const notifier = startNotifier({
-      driver,
-      targets: [t],
-      publicUrl: 'http://127.0.0.1:4000',
-      log,
-      pollMs: 50,
-      retry: { baseMs: 5, capMs: 20, budget: 3 },
-    });
+    const notifier = await startedNotifier(t, { baseMs: 5, capMs: 20, budget: 3 });
     try {
-      await until(
-        'the cursor',
-        5000,
-        async () =>
-          (await driver.executeQuery('MATCH (c:NotificationCursor {target: $t}) RETURN c', { t: t.name })).records
-            .length > 0,
-      );
       const [seq, next] = await requestApprovals([rid('db01'), rid('db02')]);
       // Other files' entries reach this target too: only this file's resources are looked at.
       const dead = async () =>
