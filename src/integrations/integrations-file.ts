@@ -24,6 +24,7 @@ export const NOTIFICATION_EVENTS = [
   'condition.opened',
   'condition.resolved',
   'transition.unexplained',
+  'alert.received',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
