@@ -36,9 +36,11 @@ const ANSI_ESCAPE = new RegExp(
   'g',
 );
 // Controls that render as a line break or a gap (tab, LF, VT, FF, CR, NEL, line/paragraph separators): a space.
+// eslint-disable-next-line no-control-regex -- matching controls is the point
 const BREAKING = /[\t\n\u000b\u000c\r\u0085\u2028\u2029]/g;
 // Every other C0/C1 control, and the invisible format characters: zero-width space/joiners, LRM/RLM,
 // ALM, bidi embeddings/overrides/isolates, word joiner and invisible operators, the BOM.
+// eslint-disable-next-line no-control-regex -- matching controls is the point
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 // A surrogate half without its other half (not text): the replacement character.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
