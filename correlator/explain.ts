@@ -1,10 +1,11 @@
 import type { Attribution, ConsumedEvent, EventRecord, Kind, Transition } from '../src/model/index.js';
-import { noneAttribution } from '../src/model/index.js';
+import { noneAttribution, unknownBecauseOf } from '../src/model/index.js';
 import { attribute } from './attribute.js';
 import { narrate } from './narrative.js';
 import { expectedEventTypes, TRANSITION_TABLE } from './transition-table.js';
 import { DEFAULT_ATTRIBUTE_OPTIONS, type TransitionTable } from './types.js';
 import { DEFAULT_MAX_TASK_SECONDS } from './window.js';
+import { decideUnknown, type CoverageFacts } from './unknown.js';
 
 /** Tuning of the ladder and the look-up; every field has the design's default. */
 export interface CorrelatorSettings {
@@ -50,6 +51,11 @@ export interface ExplainInput {
   haManaged?: boolean | null;
   /** Events earlier transitions of this resource already used. */
   consumed: readonly ConsumedEvent[];
+  /**
+   * What the graph records of the log streams that could hold the cause (src/graph coverage): with
+   * it every `none` and `medium` says why it does not know (`unknownBecause`); absent, nothing is said.
+   */
+  coverage?: CoverageFacts | null;
 }
 
 /** What one explanation found: the attribution, its UTC narrative, and what it was about. */
@@ -101,6 +107,14 @@ export function explain(input: ExplainInput, settings: Partial<CorrelatorSetting
     haManaged: input.haManaged === true,
     consumed: input.consumed,
   });
+  if (input.coverage !== undefined) {
+    attribution.unknownBecause = decideUnknown(t, attribution.confidence, input.coverage, {
+      lookbackSeconds: s.lookbackSeconds,
+      clockSkewSeconds: s.clockSkewSeconds,
+      maxChangeIntervalSeconds: s.maxChangeIntervalSeconds,
+      table: s.table,
+    });
+  }
   const told = narrate({ id: t.resourceId, kind: t.kind, name: input.resourceName }, t, attribution);
   const narrative = told.ok
     ? told.text
@@ -117,11 +131,17 @@ export function unexplained(
   message: string,
 ): { attribution: Attribution; narrative: string } {
   return {
-    attribution: noneAttribution(
-      DEFAULT_CORRELATOR_SETTINGS,
-      0,
-      `The correlator failed (${message}); the cause was not looked up.`,
-    ),
+    attribution: {
+      ...noneAttribution(
+        DEFAULT_CORRELATOR_SETTINGS,
+        0,
+        `The correlator failed (${message}); the cause was not looked up.`,
+      ),
+      unknownBecause: unknownBecauseOf('log_not_read', {
+        gapReason: 'not_read',
+        detail: `the correlator failed (${message}); no log was looked up`,
+      }),
+    },
     narrative: `${change.kind} ${change.resourceId} went ${change.from} → ${change.to} at ${change.observedAt}. The correlator failed (${message}); the cause is unknown.`,
   };
 }

@@ -34,3 +34,5 @@ export {
 } from './explain.js';
 export { narrateCondition, type ConditionCause } from './condition-narrative.js';
 export { narrateIncident, type IncidentStory } from './incident-narrative.js';
+export { decideUnknown, causeWindow, type CoverageFacts, type UnknownSettings } from './unknown.js';
+export { unknownSentence, type UnknownClock } from './unknown-narrative.js';

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { recordNoun, whenPhrase } from './describe.js';
 import { REQUEST_CHAINS } from './request-chains.js';
+import { unknownSentence } from './unknown-narrative.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/index.js';
 
 /** What the narrative names: kind, display name and id of the resource. */
@@ -159,12 +160,14 @@ export function narrate(
     : '';
   const head = `${who} went ${transition.from} → ${transition.to} at ${clock.full(transition.observedAt)} ${clock.label}${previous}.`;
   const cause = attribution.events.find((e) => e.role === 'cause');
+  const unknown = unknownSentence(attribution.unknownBecause, resource.id, clock);
+  const lead = unknown ? ` ${unknown}` : '';
   if (attribution.confidence === 'none' || !cause) {
     const why =
       attribution.consideredEvents === 0
         ? `No task or event on this resource in the ${attribution.lookbackSeconds} s before the change`
         : `The ${attribution.consideredEvents} task(s)/event(s) on this resource in the ${attribution.lookbackSeconds} s before the change already explain earlier transitions`;
-    return { ok: true, zone: clock.label, text: `${head} ${why}; the cause is unknown.` };
+    return { ok: true, zone: clock.label, text: `${head}${lead} ${why}; the cause is unknown.` };
   }
   const noun = recordNoun(cause.provider);
   const when = whenPhrase(attribution.deltaSeconds ?? 0, cause.statusClass === 'running');
@@ -187,5 +190,5 @@ export function narrate(
     const by = `${actorPhrase(cause)}${cause.node ? ` on ${cause.node}` : ''}`;
     body = `Provider-level activity nearby: ${eventPhrase(cause, clock, by)}. Confidence low: nothing on this resource itself, ${when}; the cause is not established.`;
   }
-  return { ok: true, zone: clock.label, text: `${head} ${body}` };
+  return { ok: true, zone: clock.label, text: `${head}${attribution.confidence === 'medium' ? lead : ''} ${body}` };
 }

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { ActorKind, AttributionConfidence, EventRecord, EventType, StatusClass } from './events.js';
 import type { Kind } from './kinds.js';
+import type { UnknownBecause } from './coverage.js';
 
 /**
  * The domain of an observed state change: the change itself, its attribution (who or what caused
@@ -88,6 +89,12 @@ export interface Attribution {
   previousObservedAt: string | null;
   /** One sentence saying why this confidence. */
   reason: string;
+  /**
+   * Set on every `none` and `medium`: why no cause is established — the log was read completely
+   * and holds nothing (`no_record`), or it was not (see src/model/coverage.ts). Null on high/low,
+   * and absent on attributions stored before it existed.
+   */
+  unknownBecause?: UnknownBecause | null;
 }
 
 /** An event already used to explain a transition `from → to` of the same resource. */
@@ -161,6 +168,19 @@ export interface TransitionRecord {
   createdAt: string;
   /** Its place on the feed (subscribers resume from it); null for transitions stored before the feed. */
   sequence: number | null;
+  /** Earlier attributions of this transition, oldest first: kept when a later complete read re-explained it. */
+  attributionHistory?: PastAttribution[];
+}
+
+/** An attribution a transition had before it was explained again. */
+export interface PastAttribution {
+  attribution: Attribution;
+  narrative: string;
+  decision: TransitionDecision;
+  /** When it was replaced, ISO-8601 UTC. */
+  replacedAt: string;
+  /** Why it was explained again (`the task log for … was read completely`). */
+  replacedBecause: string;
 }
 
 /**
