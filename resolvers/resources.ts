@@ -1,5 +1,6 @@
 import type { Resolvers, VmResolvers } from '../src/generated/graphql.js';
 import { KIND_LABELS } from '../src/model/index.js';
+import { resourceAttributeOwners } from '../src/services/attribute-owners.js';
 import { declareResource, removeDeclaredResource } from '../src/services/declared.js';
 import { resource, resources, updateEntityAttributes } from '../src/services/resources.js';
 import { searchResources } from '../src/services/search.js';
@@ -9,7 +10,8 @@ import { connection } from './connection.js';
 export const KIND_TYPENAMES = KIND_LABELS;
 
 /** Fields every Resource type resolves alike, through the request's DataLoaders. */
-const resourceFields: Pick<VmResolvers, 'relations' | 'conditions'> = {
+const resourceFields: Pick<VmResolvers, 'relations' | 'conditions' | 'attributeOwners'> = {
+  attributeOwners: (r) => resourceAttributeOwners(r),
   relations: (r, args, ctx) =>
     ctx.loaders.relations.load({
       id: r.id,

@@ -6,6 +6,7 @@ import {
   GrantRedeemOutcomeSchema,
   GrantRefusalCodeSchema,
 } from './approvals.js';
+import { AttributeOwnerKindSchema } from './attribute-owners.js';
 import { CheckKindSchema, CheckResultStatusSchema } from './checks.js';
 import { ConditionChangeKindSchema, ConditionStatusSchema, ConditionTypeSchema } from './conditions.js';
 import { ActorKindSchema, AttributionConfidenceSchema, EventTypeSchema, StatusClassSchema } from './events.js';
@@ -45,4 +46,5 @@ export const GRAPHQL_ENUMS = {
   AutonomyMode: AutonomyModeSchema,
   ApprovalChangeKind: ApprovalChangeKindSchema,
   GrantRedeemOutcome: GrantRedeemOutcomeSchema,
+  AttributeOwnerKind: AttributeOwnerKindSchema,
 } as const satisfies Record<string, z.ZodEnum>;

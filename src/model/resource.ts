@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AttributesSchema } from './attributes.js';
 import { ResourceIdSchema, providerOfId } from './ids.js';
+import type { AttributeWriter } from './attribute-owners.js';
 import type { Attributes } from './attributes.js';
 import type { Declaration } from './declared.js';
 import {
@@ -66,4 +67,6 @@ export interface ResourceRecord {
   declaration?: Declaration | null;
   /** Who wrote the `entity_type` attribute (`operator:<name>`, `provider:<provider>`), if recorded. */
   entityTypeBy?: string | null;
+  /** Who last wrote each attribute a principal or a declaration wrote (`attrBy.<key>`), by key. */
+  attributeWriters?: Record<string, AttributeWriter>;
 }

@@ -13,7 +13,7 @@ import {
 } from '../model/index.js';
 import { planLifecycleChange } from '../policy/index.js';
 import { audited } from './audit.js';
-import type { ServiceDeps } from './deps.js';
+import { nowOf, type ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 
 /**
@@ -127,7 +127,7 @@ export function updateEntityAttributes(
       assertCan(principal, 'attribute:update');
       const { id } = await resolveNamedRef(deps, input.id, 'id');
       targetIds = [id];
-      return updateAttributes(deps.driver, id, input.attributes, () => ok.entry(), principal);
+      return updateAttributes(deps.driver, id, input.attributes, () => ok.entry(), { ...principal, at: nowOf(deps) });
     },
     undefined,
     { args: input },

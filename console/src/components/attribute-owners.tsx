@@ -1,22 +1,12 @@
-// A resource's attributes with who owns each. The API gives the attributes, not their writers, so
-// ownership is read from the same catalogue the service enforces (src/model): a key a provider can
-// report for the kind is the provider's, entity_type is the operator's, the rest were declared by a
-// principal (an agent or an operator; on a manual resource, its declarer).
-import { canonicalAttributeKey, OPERATOR_OWNED_KEYS } from '../../../src/model/attribute-keys.js';
-import { PROVIDER_ATTRIBUTE_KEYS } from '../../../src/model/provider-attributes.js';
+// A resource's attributes with who owns each, as the API answers it (Resource.attributeOwners): the
+// provider's ingest, an operator or an agent by name (the writer aitia recorded), or declared (a
+// declared resource's declarer, or a writer from before writers were recorded).
 
-export type AttributeOwner = 'provider' | 'operator' | 'declared';
-
-function keyIn(keys: readonly string[], key: string): boolean {
-  const c = canonicalAttributeKey(key);
-  return keys.some((k) => canonicalAttributeKey(k) === c);
-}
-
-export function ownerOf(key: string, provider: string, kind: string): AttributeOwner {
-  if (keyIn(OPERATOR_OWNED_KEYS, key)) return 'operator';
-  const catalogues = Object.values(PROVIDER_ATTRIBUTE_KEYS) as Partial<Record<string, readonly string[]>>[];
-  if (provider !== 'manual' && catalogues.some((c) => keyIn(c[kind] ?? [], key))) return 'provider';
-  return 'declared';
+export interface AttributeOwnerData {
+  key: string;
+  owner: 'provider' | 'operator' | 'agent' | 'declared';
+  principal: string | null;
+  at: string | null;
 }
 
 function show(v: unknown): string {
@@ -25,22 +15,15 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-export function AttributesTable(props: {
-  attributes: Record<string, unknown>;
-  provider: string;
-  kind: string;
-  declaredBy: string | null;
-}) {
+/** "provider (proxmox)", "operator (alice)", "agent (rhodes)", "declared (rhodes)", or "declared". */
+export function ownerLabel(o: Pick<AttributeOwnerData, 'owner' | 'principal'>): string {
+  return o.principal ? `${o.owner} (${o.principal})` : o.owner;
+}
+
+export function AttributesTable(props: { attributes: Record<string, unknown>; owners: AttributeOwnerData[] }) {
   const keys = Object.keys(props.attributes).sort();
   if (keys.length === 0) return <p class="muted">No attributes.</p>;
-  const ownerLabel = (o: AttributeOwner) =>
-    o === 'provider'
-      ? `provider (${props.provider})`
-      : o === 'operator'
-        ? 'operator'
-        : props.declaredBy
-          ? `declared (${props.declaredBy})`
-          : 'declared (agent or operator)';
+  const owners = new Map(props.owners.map((o) => [o.key, o]));
   return (
     <div class="table-wrap">
       <table class="attributes" data-testid="attributes">
@@ -53,15 +36,17 @@ export function AttributesTable(props: {
         </thead>
         <tbody>
           {keys.map((k) => {
-            const owner = ownerOf(k, props.provider, props.kind);
+            const o = owners.get(k) ?? { key: k, owner: 'declared' as const, principal: null, at: null };
             return (
-              <tr key={k} data-owner={owner}>
+              <tr key={k} data-owner={o.owner} data-principal={o.principal ?? ''}>
                 <th scope="row">
                   <code>{k}</code>
                 </th>
                 <td>{show(props.attributes[k])}</td>
                 <td>
-                  <span class={`owner owner-${owner}`}>{ownerLabel(owner)}</span>
+                  <span class={`owner owner-${o.owner}`} title={o.at ? `written ${o.at}` : undefined}>
+                    {ownerLabel(o)}
+                  </span>
                 </td>
               </tr>
             );

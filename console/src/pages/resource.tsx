@@ -4,7 +4,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe } from '../api';
-import { AttributesTable } from '../components/attribute-owners';
+import { type AttributeOwnerData, AttributesTable } from '../components/attribute-owners';
 import { CHECK_FIELDS, ChecksTable, type CheckData } from '../components/checks-table';
 import { ConditionsPanel } from '../components/conditions-panel';
 import { NeighbourhoodGraph } from '../components/graph';
@@ -20,6 +20,7 @@ import './pages.css';
 
 const RESOURCE = `query($id: ID, $slug: String) {
   resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt
+    attributeOwners { key owner principal at }
     firstSeen lastSeen missingSince declaration { by evidence at }
     ${STATE_FIELDS} }
 }`;
@@ -43,6 +44,7 @@ interface ResourceData {
   rawState: string | null;
   state?: string;
   attributes: Record<string, unknown>;
+  attributeOwners: AttributeOwnerData[];
   health: string;
   lastCheckAt: string | null;
   firstSeen: string | null;
@@ -159,12 +161,7 @@ export default function ResourcePage(props: { session: Session; params: Record<s
         </section>
         <section aria-labelledby="attributes-title">
           <h2 id="attributes-title">Attributes</h2>
-          <AttributesTable
-            attributes={resource.attributes}
-            provider={resource.provider}
-            kind={resource.kind}
-            declaredBy={resource.declaration?.by ?? null}
-          />
+          <AttributesTable attributes={resource.attributes} owners={resource.attributeOwners} />
         </section>
       </div>
       <NeighbourhoodGraph

@@ -1,10 +1,12 @@
 /**
  * A resource's attributes (`attr.<key>` properties): how they are stored, an agent's or operator's
- * update under the ownership rules, and the removal of keys a provider stopped reporting.
+ * update under the ownership rules (recording who wrote each key, `attrBy.<key>`), and the removal
+ * of keys a provider stopped reporting.
  */
 import {
   AitiaError,
   ATTRIBUTE_PREFIX,
+  ATTRIBUTE_WRITER_PREFIX,
   AttributeKeySchema,
   type AttributePlan,
   type Attributes,
@@ -13,9 +15,10 @@ import {
   planAttributeUpdate,
   type ResourceRecord,
   type Role,
+  writerRecord,
 } from '../../model/index.js';
 import { type AuditInput, writeWithAudit } from '../audit.js';
-import { inBatches } from '../db/statements.js';
+import { inBatches, isoNow } from '../db/statements.js';
 import { getResourceById, resourceFromProperties } from './read.js';
 import type { Driver } from 'neo4j-driver';
 
@@ -23,18 +26,39 @@ import type { Driver } from 'neo4j-driver';
 export function attributeProperties(attributes: Attributes | undefined): Record<string, unknown> {
   return Object.fromEntries(Object.entries(attributes ?? {}).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]));
 }
+
+/**
+ * A declaration's attributes as node properties, each recorded as its declarer's (`attrBy.<key>`):
+ * declaring again makes a key the declarer's again, whoever wrote it in between.
+ */
+export function declaredAttributeProperties(attributes: Attributes, declaredBy: string, at: string) {
+  const record = writerRecord({ by: 'declarer', name: declaredBy, at });
+  return {
+    ...attributeProperties(attributes),
+    ...Object.fromEntries(Object.keys(attributes).map((k) => [ATTRIBUTE_WRITER_PREFIX + k, record])),
+  };
+}
+
+/**
+ * The Cypher that makes the keys a provider's row writes (`row.attrKeys`) the provider's again:
+ * their writer records go (only those present, so a pass over resources nobody wrote changes nothing).
+ */
+export const PROVIDER_WRITE_CLEARS_WRITERS = `FOREACH (k IN [k IN row.attrKeys WHERE r['${ATTRIBUTE_WRITER_PREFIX}' + k] IS NOT NULL] |
+      REMOVE r['${ATTRIBUTE_WRITER_PREFIX}' + k])`;
 /**
  * Merges an agent's or operator's attributes into a resource. Owned keys are stripped and listed;
  * an invalid key or value refuses the whole update (nothing written), an operator-owned key from
- * anyone else is FORBIDDEN. Writing `entity_type` records who did (`entityTypeBy`), so the gate
- * can tell an operator's refinement from one it cannot vouch for.
+ * anyone else is FORBIDDEN. Each key written records its writer in the same write (`attrBy.<key>`:
+ * role, name, `writer.at` or now; a removed key loses its record). Writing `entity_type` also
+ * records who did (`entityTypeBy`), so the gate can tell an operator's refinement from one it
+ * cannot vouch for.
  */
 export async function updateAttributes(
   driver: Driver,
   id: string,
   input: unknown,
   audit?: () => AuditInput,
-  writer: { name: string; role: Role } = { name: 'unknown', role: 'agent' },
+  writer: { name: string; role: Role; at?: string } = { name: 'unknown', role: 'agent' },
 ): Promise<{ resource: ResourceRecord; ignored: AttributePlan['ignored']; message: string }> {
   const current = await getResourceById(driver, id);
   if (!current) throw notFound('id', `resource ${id}`);
@@ -43,8 +67,12 @@ export async function updateAttributes(
     throw new AitiaError('FORBIDDEN', `${planned.field}: ${planned.reason}`, { field: planned.field });
   if (!planned.ok) throw badInput(planned.field, planned.reason);
   const { plan } = planned;
+  const record = writerRecord({ by: writer.role, name: writer.name, at: writer.at ?? isoNow() });
   const props: Record<string, unknown> = Object.fromEntries(
-    Object.entries(plan.set).map(([k, v]) => [ATTRIBUTE_PREFIX + k, v]),
+    Object.entries(plan.set).flatMap(([k, v]) => [
+      [ATTRIBUTE_PREFIX + k, v],
+      [ATTRIBUTE_WRITER_PREFIX + k, v === null ? null : record],
+    ]),
   );
   if (Object.hasOwn(plan.set, 'entity_type'))
     props.entityTypeBy = plan.set.entity_type === null ? null : `${writer.role}:${writer.name}`;
@@ -79,7 +107,12 @@ export async function clearAttributes(
       return {
         id: r.id,
         keys: [...r.keys],
-        nulls: Object.fromEntries(r.keys.map((k) => [ATTRIBUTE_PREFIX + k, null])),
+        nulls: Object.fromEntries(
+          r.keys.flatMap((k) => [
+            [ATTRIBUTE_PREFIX + k, null],
+            [ATTRIBUTE_WRITER_PREFIX + k, null],
+          ]),
+        ),
       };
     });
   let touched = 0;

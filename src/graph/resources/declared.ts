@@ -12,7 +12,7 @@ import {
 } from '../../model/index.js';
 import { type AuditInput, writeWithAudit } from '../audit.js';
 import { mergeEdgeTx } from '../edges.js';
-import { attributeProperties } from './attributes.js';
+import { declaredAttributeProperties } from './attributes.js';
 import { resourceFromProperties } from './read.js';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 
@@ -78,7 +78,7 @@ export async function declareManualResource(
           by: input.declaredBy,
           evidence: input.evidence,
           at: input.at,
-          attrs: attributeProperties(input.attributes),
+          attrs: declaredAttributeProperties(input.attributes, input.declaredBy, input.at),
         },
       );
       const rec = res.records[0]!;

@@ -13,7 +13,10 @@ import {
   type ResourceRecord,
   slugOf,
   ATTRIBUTE_PREFIX,
+  ATTRIBUTE_WRITER_PREFIX,
   type Attributes,
+  type AttributeWriter,
+  parseWriterRecord,
 } from '../../model/index.js';
 import { coalescedRead } from '../db/coalesced-read.js';
 import { readQuery, toPlain } from '../db/statements.js';
@@ -22,12 +25,21 @@ import type { Driver } from 'neo4j-driver';
 /** The Cypher projection every read uses, so records come back in one shape. */
 export const RESOURCE_PROJECTION = 'properties(r)';
 
-/** Builds a record from a node's properties; `attr.*` properties become `attributes`. */
+/**
+ * Builds a record from a node's properties; `attr.*` properties become `attributes`, `attrBy.*`
+ * their writers (a writer of a key no longer stored is left out).
+ */
 export function resourceFromProperties(raw: unknown): ResourceRecord {
   const p = toPlain(raw) as Record<string, unknown>;
   const attributes: Attributes = {};
+  const attributeWriters: Record<string, AttributeWriter> = {};
   for (const k in p) {
     if (k.startsWith(ATTRIBUTE_PREFIX)) attributes[k.slice(ATTRIBUTE_PREFIX.length)] = p[k] as Attributes[string];
+  }
+  for (const k in p) {
+    const key = k.startsWith(ATTRIBUTE_WRITER_PREFIX) ? k.slice(ATTRIBUTE_WRITER_PREFIX.length) : null;
+    const writer = key !== null && Object.hasOwn(attributes, key) ? parseWriterRecord(p[k]) : null;
+    if (writer) attributeWriters[key!] = writer;
   }
   return {
     ...identityResource(String(p.id), p.kind as Kind, String(p.name ?? ''), p.provider as Provider),
@@ -50,6 +62,7 @@ export function resourceFromProperties(raw: unknown): ResourceRecord {
           }
         : null,
     entityTypeBy: typeof p.entityTypeBy === 'string' ? p.entityTypeBy : null,
+    attributeWriters,
   };
 }
 
@@ -76,6 +89,7 @@ export function identityResource(id: string, kind: Kind, name: string, provider:
     providerAttributeKeys: [],
     entityTypeBy: null,
     declaration: null,
+    attributeWriters: {},
   };
 }
 

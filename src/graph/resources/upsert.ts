@@ -13,7 +13,7 @@ import {
   badInput,
 } from '../../model/index.js';
 import { inBatches, isoNow, readQuery } from '../db/statements.js';
-import { attributeProperties } from './attributes.js';
+import { attributeProperties, PROVIDER_WRITE_CLEARS_WRITERS } from './attributes.js';
 import type { Driver } from 'neo4j-driver';
 
 export interface UpsertOptions {
@@ -101,6 +101,7 @@ export function observedResourceSet(kind: Kind, now: string): string {
     SET r.providerAttrKeys = [k IN coalesce(r.providerAttrKeys, [])
                               WHERE NOT k IN row.attrKeys AND r['attr.' + k] IS NOT NULL] + row.attrKeys
     SET r += row.attrs
+    ${PROVIDER_WRITE_CLEARS_WRITERS}
     // An entity_type its provider's rows carry is the provider's (the gate trusts it; see target-ref.ts).
     SET r.entityTypeBy = CASE WHEN row.attrs['attr.entity_type'] IS NULL THEN r.entityTypeBy
                               ELSE 'provider:' + r.provider END`;
