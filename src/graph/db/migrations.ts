@@ -124,6 +124,18 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX grant_redeem_outcome_at IF NOT EXISTS FOR (g:GrantRedeem) ON (g.outcome, g.at)',
     ],
   },
+  {
+    version: 12,
+    name: 'log coverage and typed unknowns',
+    statements: [
+      // One node per log stream (a node's task list, a vCenter's event log): what was read completely.
+      'CREATE CONSTRAINT log_stream_id IF NOT EXISTS FOR (s:LogStream) REQUIRE s.id IS UNIQUE',
+      'CREATE INDEX log_stream_source IF NOT EXISTS FOR (s:LogStream) ON (s.source)',
+      'CREATE INDEX log_stream_api IF NOT EXISTS FOR (s:LogStream) ON (s.apiUrl)',
+      // Transitions a later complete read may explain again: `WHERE t.unknownReason = 'log_not_read'`.
+      'CREATE INDEX transition_unknown_reason IF NOT EXISTS FOR (t:Transition) ON (t.unknownReason)',
+    ],
+  },
 ];
 
 export interface MigrationResult {
