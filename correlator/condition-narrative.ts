@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { ConditionRecord, TransitionRecord } from '../src/model/index.js';
 import { narrate, type NarrativeResource, type NarrativeResult } from './narrative.js';
+import { quoteProviderText } from '../src/model/provider-text.js';
 
 /** How each condition type reads in a sentence. */
 const CONDITION_WORDS: Record<string, string> = {
@@ -34,7 +35,9 @@ export function narrateCondition(
   const opened = DateTime.fromISO(condition.openedAt, { setZone: true }).setZone(zone);
   if (!opened.isValid) return { ok: false, reason: `unknown time zone ${JSON.stringify(zone)}` };
   const label = zone.toUpperCase() === 'UTC' ? 'UTC' : `${opened.zoneName} (UTC${opened.toFormat('ZZ')})`;
-  const who = resource.name ? `${resource.kind} ${resource.name} (${resource.id})` : `${resource.kind} ${resource.id}`;
+  const who = resource.name
+    ? `${resource.kind} ${quoteProviderText(resource.name)} (${resource.id})`
+    : `${resource.kind} ${resource.id}`;
   const what = CONDITION_WORDS[condition.type] ?? condition.type;
   const since = `${opened.toFormat('yyyy-MM-dd HH:mm:ss')} ${label}`;
   const resolved = condition.resolvedAt
@@ -54,7 +57,7 @@ export function narrateCondition(
   const via =
     cause.resource.id === resource.id
       ? ''
-      : ` (it runs on or depends on ${cause.resource.kind} ${cause.resource.name ?? cause.resource.id})`;
+      : ` (it runs on or depends on ${cause.resource.kind} ${cause.resource.name == null ? cause.resource.id : quoteProviderText(cause.resource.name)})`;
   const lead = cause.expected ? 'expected' : 'follows';
   return { ok: true, zone: label, text: `${head} — ${lead}${via}: ${told.text}` };
 }

@@ -1,5 +1,6 @@
 import type { EventRecord } from '../src/model/events.js';
 import type { AttributionEvent } from '../src/model/index.js';
+import { providerWord, statusPhrase } from '../src/model/provider-text.js';
 
 /** Proxmox records are tasks, vCenter records events: say which. */
 export function recordNoun(provider: EventRecord['provider']): 'task' | 'event' {
@@ -8,7 +9,7 @@ export function recordNoun(provider: EventRecord['provider']): 'task' | 'event' 
 
 /** `task qmstop (UPID:…)` or `event VmPoweredOffEvent (vcenter:vc1/event/9902)`. */
 export function describeEvent(e: Pick<EventRecord, 'provider' | 'rawType' | 'id'>): string {
-  return `${recordNoun(e.provider)} ${e.rawType} (${e.id})`;
+  return `${recordNoun(e.provider)} ${providerWord(e.rawType)} (${e.id})`;
 }
 
 /** "3 s before the observation", "still running at the observation", "2 s after the observation …". */
@@ -23,13 +24,15 @@ export function whenPhrase(deltaSeconds: number, running: boolean): string {
 
 /** The event as an attribution carries it, with a one-line UTC summary. */
 export function toAttributionEvent(e: EventRecord, role: AttributionEvent['role']): AttributionEvent {
-  const who = e.actor ?? (e.actorKind === 'ha_manager' ? 'the HA manager' : 'the system');
+  const who = e.actor ? providerWord(e.actor) : e.actorKind === 'ha_manager' ? 'the HA manager' : 'the system';
   const span =
     e.endedAt === e.startedAt
       ? e.startedAt
       : `${e.startedAt}–${e.endedAt ?? (e.statusClass === 'running' ? 'running' : 'end not reported')}`;
   const status =
-    e.statusText && e.statusText.toLowerCase() !== e.statusClass ? `${e.statusClass}: ${e.statusText}` : e.statusClass;
+    e.statusText && e.statusText.toLowerCase() !== e.statusClass
+      ? `${e.statusClass}: ${statusPhrase(e.statusText)}`
+      : e.statusClass;
   return {
     id: e.id,
     role,
@@ -43,6 +46,6 @@ export function toAttributionEvent(e: EventRecord, role: AttributionEvent['role'
     endedAt: e.endedAt,
     statusClass: e.statusClass,
     statusText: e.statusText,
-    summary: `${e.rawType} by ${who}${e.node ? ` on ${e.node}` : ''}, ${span}, ${status}`,
+    summary: `${providerWord(e.rawType)} by ${who}${e.node ? ` on ${providerWord(e.node)}` : ''}, ${span}, ${status}`,
   };
 }

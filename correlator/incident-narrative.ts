@@ -3,6 +3,7 @@ import type { ConditionRecord, TransitionRecord } from '../src/model/index.js';
 import { narrateCondition, type ConditionCause } from './condition-narrative.js';
 import { recordNoun } from './describe.js';
 import { narrate, type NarrativeResource, type NarrativeResult } from './narrative.js';
+import { providerWord, quoteProviderText } from '../src/model/provider-text.js';
 
 /** Everything an incident paragraph is written from; the service gathers it, this only words it. */
 export interface IncidentStory {
@@ -22,7 +23,8 @@ export interface IncidentStory {
 /** At most this many names in a list; the rest are counted. */
 const LISTED = 8;
 
-const nameOf = (r: NarrativeResource) => `${r.kind} ${r.name ?? r.id}`;
+/** The name is the provider's text: quoted as data. */
+const nameOf = (r: NarrativeResource) => `${r.kind} ${r.name == null ? r.id : quoteProviderText(r.name)}`;
 
 function listed(resources: readonly NarrativeResource[]): string {
   const names = resources.slice(0, LISTED).map(nameOf);
@@ -35,9 +37,13 @@ function causeWords(t: TransitionRecord, expected: boolean): string {
   const a = t.attribution;
   const cause = a.events.find((e) => e.role === 'cause');
   if (!cause || a.confidence === 'none' || a.confidence === 'low') return 'cause unknown';
-  const record = `${recordNoun(cause.provider)} ${cause.rawType} ${cause.id}`;
+  const record = `${recordNoun(cause.provider)} ${providerWord(cause.rawType)} ${cause.id}`;
   if (a.confidence === 'medium') return `cause not established (possibly ${record}, medium confidence)`;
-  const who = a.systemContext ? `the system (${a.systemContext.label})` : (a.actor ?? 'the system');
+  const who = a.systemContext
+    ? `the system (${a.systemContext.label})`
+    : a.actor
+      ? providerWord(a.actor)
+      : 'the system';
   return `by ${who} (${record}, high confidence)${expected ? ' — expected: an intentional change' : ''}`;
 }
 

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { recordNoun, whenPhrase } from './describe.js';
 import { REQUEST_CHAINS } from './request-chains.js';
+import { providerWord, quoteProviderText, statusPhrase } from '../src/model/provider-text.js';
 import { unknownSentence } from './unknown-narrative.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/index.js';
 
@@ -45,11 +46,11 @@ function statusWords(e: AttributionEvent): string | null {
     case 'ok':
       return e.provider === 'proxmox' ? 'OK' : null;
     case 'warning':
-      return e.statusText ?? 'finished with warnings';
+      return e.statusText ? statusPhrase(e.statusText) : 'finished with warnings';
     case 'error':
-      return `failed: ${e.statusText ?? 'error'}`;
+      return `failed: ${e.statusText ? statusPhrase(e.statusText) : 'error'}`;
     case 'unknown':
-      return e.statusText ? `outcome unknown (${e.statusText})` : 'outcome unknown';
+      return e.statusText ? `outcome unknown (${statusPhrase(e.statusText)})` : 'outcome unknown';
     case 'running':
       return 'still running';
   }
@@ -57,7 +58,7 @@ function statusWords(e: AttributionEvent): string | null {
 
 /** `task qmstop (UPID:…), 02:08:29–02:08:30 UTC, OK`; with `by`, the actor follows the id. */
 function eventPhrase(e: AttributionEvent, c: Clock, by?: string): string {
-  const head = `${recordNoun(e.provider)} ${e.rawType} (${e.id})${by ? ` by ${by}` : ''}`;
+  const head = `${recordNoun(e.provider)} ${providerWord(e.rawType)} (${e.id})${by ? ` by ${by}` : ''}`;
   const when =
     e.endedAt === e.startedAt
       ? `at ${c.short(e.startedAt)} ${c.label}`
@@ -97,7 +98,7 @@ function actorPhrase(
   a: Pick<Attribution, 'actor' | 'actorKind'> & { systemContext?: Attribution['systemContext'] },
 ): string {
   if (a.systemContext) return `the system (${a.systemContext.label})`;
-  if (a.actor) return a.actor;
+  if (a.actor) return providerWord(a.actor);
   return a.actorKind === 'ha_manager' ? 'the HA manager' : 'the system (no user recorded)';
 }
 
@@ -121,7 +122,8 @@ function requestPhrase(a: Attribution, c: Clock): string {
 
 /** The cause's host, when the cause is an event on the host the resource ran on rather than on the resource. */
 function hostOf(resourceKind: string, cause: AttributionEvent): string | null {
-  return resourceKind !== 'host' && cause.type.startsWith('host_') ? (cause.node ?? 'unnamed') : null;
+  if (resourceKind === 'host' || !cause.type.startsWith('host_')) return null;
+  return cause.node ? providerWord(cause.node) : 'unnamed';
 }
 
 /**
@@ -138,7 +140,7 @@ function causePhrase(verb: string, a: Attribution, c: Clock, resourceKind: strin
   const chain = chainOf(credited);
   const executor = chain?.executorName ?? (a.executorKind === 'ha_manager' ? 'the HA manager' : 'the system');
   const steps = [...[...between].reverse(), cause].map((e) => eventPhrase(e, c)).join(', then ');
-  return `${verb} by ${actorPhrase(a)} via ${chain?.label ?? 'a request'} — ${eventPhrase(credited, c)}; executed by ${executor}${a.executor ? ` as ${a.executor}` : ''} — ${steps}`;
+  return `${verb} by ${actorPhrase(a)} via ${chain?.label ?? 'a request'} — ${eventPhrase(credited, c)}; executed by ${executor}${a.executor ? ` as ${providerWord(a.executor)}` : ''} — ${steps}`;
 }
 
 /**
@@ -154,7 +156,9 @@ export function narrate(
   const zone = options.zone ?? 'UTC';
   const clock = clockFor(zone, transition.observedAt);
   if (typeof clock === 'string') return { ok: false, reason: clock };
-  const who = resource.name ? `${resource.kind} ${resource.name} (${resource.id})` : `${resource.kind} ${resource.id}`;
+  const who = resource.name
+    ? `${resource.kind} ${quoteProviderText(resource.name)} (${resource.id})`
+    : `${resource.kind} ${resource.id}`;
   const previous = attribution.previousObservedAt
     ? ` (it was ${transition.from} at the previous observation, ${clock.short(attribution.previousObservedAt)} ${clock.label})`
     : '';
@@ -187,7 +191,7 @@ export function narrate(
     const host = hostOf(resource.kind, cause);
     body = `Possibly related: ${host ? `on its host ${host}, ` : ''}${eventPhrase(cause, clock, by)}${requestPhrase(attribution, clock)}. Confidence medium: ${why}, ${when}; the cause is not established.`;
   } else {
-    const by = `${actorPhrase(cause)}${cause.node ? ` on ${cause.node}` : ''}`;
+    const by = `${actorPhrase(cause)}${cause.node ? ` on ${providerWord(cause.node)}` : ''}`;
     body = `Provider-level activity nearby: ${eventPhrase(cause, clock, by)}. Confidence low: nothing on this resource itself, ${when}; the cause is not established.`;
   }
   return { ok: true, zone: clock.label, text: `${head}${attribution.confidence === 'medium' ? lead : ''} ${body}` };

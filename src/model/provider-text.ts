@@ -94,3 +94,11 @@ export function providerWord(s: string, maxLen: number = PROVIDER_NAME_MAX): str
   const clean = cleanProviderText(s, maxLen);
   return PLAIN_WORD.test(clean) ? clean : JSON.stringify(clean);
 }
+
+/**
+ * A task's status text or an event's severity: a single plain word (`OK`, `warning`, `error`) bare,
+ * anything longer — an error message, `WARNINGS: 2` — quoted: `failed: "can't lock file …"`.
+ */
+export function statusPhrase(s: string): string {
+  return providerWord(s, PROVIDER_MESSAGE_MAX);
+}

@@ -79,11 +79,11 @@ describe('narrateIncident', () => {
         ],
       }),
       [
-        'Incident context for service pg (manual:service/pg@proxmox:lab/qemu/101), 2026-05-14 00:00:00 to 2026-05-14 03:00:00 UTC, 2 hop(s) each way.',
-        'It depends on vm web01, host pve1; nothing recorded depends on it.',
-        `vm web01 (${VM}) went running → stopped at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (${stop.id})`,
-        'service pg (manual:service/pg@proxmox:lab/qemu/101) has a failing check since 2026-05-14 02:09:40 UTC (suppressed: nobody paged) — expected (it runs on or depends on vm web01)',
-        `In short: vm web01 running → stopped at 02:08:31 UTC: by alice@pve (task qmstop ${stop.id}, high confidence) — expected: an intentional change.`,
+        'Incident context for service "pg" (manual:service/pg@proxmox:lab/qemu/101), 2026-05-14 00:00:00 to 2026-05-14 03:00:00 UTC, 2 hop(s) each way.',
+        'It depends on vm "web01", host "pve1"; nothing recorded depends on it.',
+        `vm "web01" (${VM}) went running → stopped at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (${stop.id})`,
+        'service "pg" (manual:service/pg@proxmox:lab/qemu/101) has a failing check since 2026-05-14 02:09:40 UTC (suppressed: nobody paged) — expected (it runs on or depends on vm "web01")',
+        `In short: vm "web01" running → stopped at 02:08:31 UTC: by alice@pve (task qmstop ${stop.id}, high confidence) — expected: an intentional change.`,
       ],
     ],
     [
@@ -96,7 +96,7 @@ describe('narrateIncident', () => {
       [
         'No task or event on this resource in the',
         'has a failing check since 2026-05-14 02:09:40 UTC — cause unknown: no observed change of it or of what it runs on or depends on in the 900 s before it.',
-        'In short: vm web01 running → stopped at 02:08:31 UTC: cause unknown.',
+        'In short: vm "web01" running → stopped at 02:08:31 UTC: cause unknown.',
       ],
     ],
     [
@@ -104,7 +104,7 @@ describe('narrateIncident', () => {
       story({ transitions: [{ resource: web01, transition: lateStop, expected: false }] }),
       [
         'Confidence medium',
-        'In short: vm web01 running → stopped at 02:08:31 UTC: cause not established (possibly task qmstop',
+        'In short: vm "web01" running → stopped at 02:08:31 UTC: cause not established (possibly task qmstop',
       ],
     ],
     [
@@ -134,7 +134,7 @@ describe('narrateIncident', () => {
     const many = Array.from({ length: 11 }, (_, i) => ({ id: `manual:service/s${i}`, kind: 'service', name: `s${i}` }));
     const told = narrateIncident(story({ subject: web01, dependencies: [], dependents: many }));
     expect(told.ok && told.text).toContain(
-      'service s0, service s1, service s2, service s3, service s4, service s5, service s6, service s7 and 3 more depend(s) on it',
+      'service "s0", service "s1", service "s2", service "s3", service "s4", service "s5", service "s6", service "s7" and 3 more depend(s) on it',
     );
   });
 

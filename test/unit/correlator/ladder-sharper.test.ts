@@ -715,7 +715,7 @@ describe('narratives: the system, chains, hosts', () => {
 
   it('a guest shutdown request: the requester, carried out by the guest OS', () => {
     expect(story(vcTransition('running', 'stopped'), guestShutdown)).toContain(
-      `Stopped by VSPHERE.LOCAL\\alice via a guest shutdown request — event VmGuestShutdownEvent (${shutdownRequest.id}), at 02:07:00 UTC; ` +
+      `Stopped by "VSPHERE.LOCAL\\\\alice" via a guest shutdown request — event VmGuestShutdownEvent (${shutdownRequest.id}), at 02:07:00 UTC; ` +
         `executed by the guest OS — event VmPoweredOffEvent (${poweredOff.id}), at 02:08:25 UTC. Confidence high: expected event type, 5 s before the observation.`,
     );
   });
@@ -736,7 +736,7 @@ describe('narratives: the system, chains, hosts', () => {
   it('the previous observation is named, and the narrative renders it from the attribution alone', () => {
     const stop = task({ type: 'qmstop', start: '02:05:00', end: '02:05:01' });
     expect(story(vmTransition('running', 'stopped', '02:08:31', PREVIOUS), [stop])).toBe(
-      `vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC (it was running at the previous observation, 02:03:31 UTC). ` +
+      `vm "web-01" (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC (it was running at the previous observation, 02:03:31 UTC). ` +
         `Stopped by alice@pve — task qmstop (${stop.id}), 02:05:00–02:05:01 UTC, OK. Confidence high: expected task type, 210 s before the observation.`,
     );
   });
@@ -744,7 +744,7 @@ describe('narratives: the system, chains, hosts', () => {
   it('a container reboot seen half-way', () => {
     const reboot = task({ type: 'vzreboot', start: '02:08:00', end: null });
     expect(story(ctTransition('running', 'stopped', '02:08:15'), [reboot])).toBe(
-      `lxc web-01 (${CT}) went running → stopped at 2026-05-14 02:08:15 UTC. ` +
+      `lxc "web-01" (${CT}) went running → stopped at 2026-05-14 02:08:15 UTC. ` +
         `Stopped by alice@pve — task vzreboot (${reboot.id}), started 02:08:00 UTC, still running. ` +
         `Confidence high: expected task type, still running at the observation.`,
     );

@@ -19,7 +19,7 @@ describe('narrate: high', () => {
       ok: true,
       zone: 'UTC',
       text:
-        `vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. ` +
+        `vm "web-01" (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. ` +
         `Stopped by alice@pve — task qmstop (${stop.id}), 02:08:29–02:08:30 UTC, OK. ` +
         `Confidence high: expected task type, 1 s before the observation.`,
     });
@@ -31,7 +31,7 @@ describe('narrate: high', () => {
       ok: true,
       zone: 'Europe/Berlin (UTC+02:00)',
       text:
-        `vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 04:08:31 Europe/Berlin (UTC+02:00). ` +
+        `vm "web-01" (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 04:08:31 Europe/Berlin (UTC+02:00). ` +
         `Stopped by alice@pve — task qmstop (${stop.id}), 04:08:29–04:08:30 Europe/Berlin (UTC+02:00), OK. ` +
         `Confidence high: expected task type, 1 s before the observation.`,
     });
@@ -75,8 +75,8 @@ describe('narrate: medium and low never claim a cause', () => {
     });
     const r = story(vmTransition('running', 'stopped'), [failed]);
     expect(r.ok && r.text).toBe(
-      `vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. ` +
-        `Possibly related: task qmstart (${failed.id}) by bob@pve, 02:08:20–02:08:21 UTC, failed: start failed: QEMU exited with code 1. ` +
+      `vm "web-01" (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. ` +
+        `Possibly related: task qmstart (${failed.id}) by bob@pve, 02:08:20–02:08:21 UTC, failed: "start failed: QEMU exited with code 1". ` +
         `Confidence medium: unexpected task type for running → stopped, 10 s before the observation; the cause is not established.`,
     );
     expect(r.ok && r.text).not.toMatch(/Stopped by/);
@@ -112,7 +112,7 @@ describe('narrate: none says unknown and invents nothing', () => {
     expect(r).toEqual({
       ok: true,
       zone: 'UTC',
-      text: 'vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. No task or event on this resource in the 300 s before the change; the cause is unknown.',
+      text: 'vm "web-01" (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:08:31 UTC. No task or event on this resource in the 300 s before the change; the cause is unknown.',
     });
     expect(r.ok && r.text).not.toMatch(/crash|OOM|memory|by /i);
   });

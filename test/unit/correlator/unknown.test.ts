@@ -315,7 +315,7 @@ describe('narratives say why, plainly', () => {
     });
     expect(x.attribution.unknownBecause).toMatchObject({ reason: 'no_record' });
     expect(x.narrative).toBe(
-      'vm web-01 (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:40:00 UTC (it was running at the previous observation, 02:30:00 UTC). ' +
+      'vm "web-01" (proxmox:lab/qemu/101) went running → stopped at 2026-05-14 02:40:00 UTC (it was running at the previous observation, 02:30:00 UTC). ' +
         'No task or event explains this; the task log of pve1 for 02:25:00–02:40:00 UTC was read completely. ' +
         'No task or event on this resource in the 300 s before the change; the cause is unknown.',
     );
