@@ -18,7 +18,8 @@ import { appendFeedTx } from './feed.js';
 /** An Approval node's properties as the record the API reads (never its grant hash). */
 export function approvalOf(props: unknown): ApprovalRecord {
   const p = toPlain(props) as Record<string, unknown>;
-  const { grantHash: _hash, lastRedeemAttemptAt: _attempt, ...rest } = p;
+  // The expiry sweep's marks (expireApprovals) are its bookkeeping: `expired` is read from expiresAt.
+  const { grantHash: _hash, lastRedeemAttemptAt: _attempt, expiredAt: _expired, expirySweep: _sweep, ...rest } = p;
   return {
     planId: null,
     step: null,

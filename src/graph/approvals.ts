@@ -12,7 +12,7 @@ import { AitiaError } from '../model/errors.js';
 import { appendApprovalChangesTx, approvalOf, recordGrantRedeemTx } from './approval-history.js';
 import { type AuditInput, writeAuditTx, writeWithAudit } from './audit.js';
 import { readAutonomy } from './autonomy.js';
-import { newestFirst, type KeysetPage } from './db/statements.js';
+import { int, newestFirst, type KeysetPage } from './db/statements.js';
 
 /*
  * Approvals, grants and the kill switch in the graph: `(:Approval)` per request or plan step (its
@@ -148,6 +148,41 @@ export async function listApprovals(
     records.map((r) => approvalOf(r.get('a'))),
     (a) => ({ at: a.requestedAt, id: a.id }),
   );
+}
+
+/**
+ * Marks pending approvals whose `expiresAt` passed by `now` expired (`expiredAt`), at most `limit`
+ * (oldest expiry first), each with its `expired` feed entry in the same transaction. Each request
+ * is first locked (a write), then matched again as committed: a sweep racing another (two
+ * replicas, a restart mid-sweep) or a decision finds it already marked or decided and reports
+ * nothing, so every expiry is reported exactly once. Returns the approvals it marked.
+ */
+export async function expireApprovals(driver: Driver, now: string, limit = 200): Promise<ApprovalRecord[]> {
+  const sweep = randomUUID();
+  return writeWithAudit(driver, async (tx) => {
+    const due = await tx.run(
+      `MATCH (a:Approval) WHERE a.status = 'pending' AND a.expiredAt IS NULL AND a.expiresAt <= datetime($now)
+       WITH a ORDER BY a.expiresAt, a.id LIMIT $limit
+       SET a.expirySweep = $sweep
+       RETURN a.id AS id`,
+      { now, limit: int(limit), sweep },
+    );
+    const ids = due.records.map((r) => r.get('id') as string);
+    if (ids.length === 0) return [];
+    const { records } = await tx.run(
+      `UNWIND $ids AS id MATCH (a:Approval {id: id})
+       WHERE a.status = 'pending' AND a.expiredAt IS NULL AND a.expirySweep = $sweep
+       SET a.expiredAt = datetime($now)
+       RETURN properties(a) AS a ORDER BY a.expiresAt, a.id`,
+      { ids, now, sweep },
+    );
+    const expired = records.map((r) => approvalOf(r.get('a')));
+    await appendApprovalChangesTx(
+      tx,
+      expired.map((approval) => ({ change: 'expired', approval, actor: 'aitia', at: now })),
+    );
+    return expired;
+  });
 }
 
 /** What a redeem reads, locked, inside its transaction: the grant, its target's lifecycle and the kill switch. */

@@ -1,13 +1,22 @@
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
-import type { ActionAuthorizedRecord, AutonomyState } from '../model/index.js';
+import type { ActionAuthorizedRecord, AutonomyChangeKind, AutonomyFeedPayload, AutonomyState } from '../model/index.js';
 import { type AuditInput, writeWithAudit } from './audit.js';
 import { coalescedRead } from './db/coalesced-read.js';
 import { toPlain } from './db/statements.js';
+import { appendFeedTx } from './feed.js';
 
 /*
  * The kill switch and the breaker, one `(:AutonomySwitch {id: 'global'})`, and the authorization
- * history (`(:ActionAuthorized)`) that cooldowns and the breaker read.
+ * history (`(:ActionAuthorized)`) that cooldowns and the breaker read. Every change of the switch
+ * or the breaker appends an `autonomy` feed entry in its own transaction (who, when, why, before
+ * and after), which notifications deliver as `autonomy.changed`.
  */
+
+/** The resource id `autonomy` feed entries carry: the switch is estate-wide, not a resource's. */
+export const AUTONOMY_FEED_RESOURCE = 'aitia:autonomy';
+
+/** Who opened a breaker that tripped on its own. */
+export const BREAKER_ACTOR = 'aitia';
 
 const NORMAL: AutonomyState = {
   mode: 'normal',
@@ -38,9 +47,39 @@ export async function autonomyState(driver: Driver): Promise<AutonomyState> {
   return autonomyOf((await coalescedRead(driver, READ_AUTONOMY, {}, [])).records);
 }
 
+/** What setting the switch did: halt halts; normal resumes from a halt, else closes an open breaker. */
+export function autonomyChangeOf(before: AutonomyState, after: AutonomyState): AutonomyChangeKind {
+  if (after.mode === 'halt') return 'halted';
+  if (before.mode === 'halt') return 'resumed';
+  return before.breakerOpenedAt !== null ? 'breaker_closed' : 'resumed';
+}
+
+async function appendAutonomyTx(
+  tx: ManagedTransaction,
+  change: AutonomyChangeKind,
+  payload: AutonomyFeedPayload,
+): Promise<void> {
+  await appendFeedTx(tx, [{ topic: 'autonomy', resourceId: AUTONOMY_FEED_RESOURCE, change, at: payload.at, payload }]);
+}
+
+/** Opens the breaker inside a transaction unless it is open already; appends `breaker_opened` when it opened. */
+async function openBreakerTx(tx: ManagedTransaction, at: string, reason: string): Promise<boolean> {
+  const before = await readAutonomy(tx);
+  if (before.breakerOpenedAt !== null) return false;
+  await tx.run(
+    `MERGE (k:AutonomySwitch {id: 'global'}) ON CREATE SET k.mode = 'normal'
+     SET k.breakerOpenedAt = datetime($at), k.breakerReason = $reason`,
+    { at, reason },
+  );
+  const after = await readAutonomy(tx);
+  await appendAutonomyTx(tx, 'breaker_opened', { actor: BREAKER_ACTOR, at, reason, before, after });
+  return true;
+}
+
 /**
  * Sets the kill switch (normal also closes an open breaker); returns the state it replaced. With
- * `audit`, its audit line (worded from the state replaced) commits in the same transaction.
+ * `audit`, its audit line (worded from the state replaced) commits in the same transaction, and so
+ * does its `autonomy` feed entry.
  */
 export async function setAutonomyState(
   driver: Driver,
@@ -58,20 +97,35 @@ export async function setAutonomyState(
            REMOVE k.breakerOpenedAt, k.breakerReason)`,
         state,
       );
+      const after = await readAutonomy(tx);
+      await appendAutonomyTx(tx, autonomyChangeOf(before, after), {
+        actor: state.setBy ?? 'unknown',
+        at: state.setAt ?? new Date().toISOString(),
+        reason: state.reason ?? '',
+        before,
+        after,
+      });
       return before;
     },
     audit,
   );
 }
 
-/** Opens the breaker unless it is open already (the first opening's time and reason stay). */
-export async function openBreaker(driver: Driver, at: string, reason: string): Promise<void> {
-  await driver.executeQuery(
-    `MERGE (k:AutonomySwitch {id: 'global'}) ON CREATE SET k.mode = 'normal'
-     WITH k WHERE k.breakerOpenedAt IS NULL
-     SET k.breakerOpenedAt = datetime($at), k.breakerReason = $reason`,
-    { at, reason },
-  );
+/**
+ * Opens the breaker unless it is open already (the first opening's time and reason stay); true when
+ * this call opened it, its `breaker_opened` feed entry committed with it.
+ */
+export async function openBreaker(driver: Driver, at: string, reason: string): Promise<boolean> {
+  return writeWithAudit(driver, async (tx) => {
+    // The lock first (a write), so two racing openings append one entry: the second reads it open.
+    await tx.run(
+      `MERGE (k:AutonomySwitch {id: 'global'}) ON CREATE SET k.mode = 'normal' SET k.autoLockAt = datetime($at)`,
+      {
+        at,
+      },
+    );
+    return openBreakerTx(tx, at, reason);
+  });
 }
 
 /** What cooldowns and the breaker read. */
@@ -149,10 +203,7 @@ export async function recordAutoAuthorization<T>(
       const counted = autoSince === null ? null : await tx.run(AUTO_COUNT, { autoSince });
       const outcome = decide(autonomy, historyOf(last, counted));
       if (outcome.tripBreaker !== null && autonomy.breakerOpenedAt === null)
-        await tx.run(
-          `MATCH (k:AutonomySwitch {id: 'global'}) SET k.breakerOpenedAt = datetime($at), k.breakerReason = $reason`,
-          { at: q.at, reason: outcome.tripBreaker },
-        );
+        await openBreakerTx(tx, q.at, outcome.tripBreaker);
       if (outcome.record !== null)
         await tx.run(`CREATE (x:ActionAuthorized) SET x = $auth, x.at = datetime($auth.at)`, { auth: outcome.record });
       return outcome;

@@ -1,17 +1,24 @@
-import type { ApprovalFeedPayload, ConditionRecord, FeedEntry, TransitionRecord } from '../model/index.js';
+import type {
+  ApprovalFeedPayload,
+  AutonomyFeedPayload,
+  ConditionRecord,
+  FeedEntry,
+  TransitionRecord,
+} from '../model/index.js';
+import { isExpected, type TransitionAttribution } from '../policy/transition-gate.js';
+import { alertPayload } from './alert-notification.js';
 import type { NotificationEvent } from './integrations-file.js';
 
 /**
  * Which notification a stored feed entry is, and what it carries (pure). One entry is at most one
  * event: a transition nobody explains (confidence none) is `transition.unexplained`; a condition
  * opened or opened suppressed is `condition.opened`, a resolve `condition.resolved`, both with the
- * cause, whether the change was expected, whether it was suppressed and the narrative; an approval
- * requested, approved or denied, redeemed or refused is `approval.*` / `grant.*`. Health entries are
- * not news here: what they change reaches people as the conditions they open.
- *
- * Not on the feed yet, so not delivered: `approval.expired` (expiry writes nothing; a pending
- * request past expiresAt reads expired) and `autonomy.changed` (setAutonomyState and openBreaker in
- * src/graph/autonomy.ts append no feed entry; the append belongs in their transactions).
+ * cause, whether the change was expected (a principal changed the resource at high confidence: the
+ * gate's isExpected, the rule the Alertmanager silencer uses too), whether it was suppressed and the
+ * narrative; an approval requested, approved or denied, expired (the expiry sweep), redeemed or
+ * refused is `approval.*` / `grant.*`; the kill switch set or the breaker opened is
+ * `autonomy.changed`. Health entries are not news here: what they change reaches people as the
+ * conditions they open.
  */
 
 export interface NotificationMessage {
@@ -23,11 +30,11 @@ export interface NotificationMessage {
   payload: Record<string, unknown>;
 }
 
-interface CauseAttribution {
-  transitionId?: string;
-  confidence?: string;
-  actor?: string | null;
-  narrative?: string;
+type CauseAttribution = Partial<TransitionAttribution> & { transitionId?: string; narrative?: string };
+
+/** Expected: the cause's attribution is a principal's at high confidence — not whether it was suppressed. */
+function expectedOf(a: CauseAttribution | null): boolean {
+  return a !== null && typeof a.confidence === 'string' && isExpected(a as TransitionAttribution);
 }
 
 function conditionPayload(c: ConditionRecord): Record<string, unknown> {
@@ -35,9 +42,14 @@ function conditionPayload(c: ConditionRecord): Record<string, unknown> {
   return {
     condition: { id: c.id, type: c.type, status: c.status, openedAt: c.openedAt, resolvedAt: c.resolvedAt },
     cause: c.causeTransitionId
-      ? { transitionId: c.causeTransitionId, actor: a?.actor ?? null, confidence: a?.confidence ?? null }
+      ? {
+          transitionId: c.causeTransitionId,
+          actor: a?.actor ?? null,
+          actorKind: a?.actorKind ?? null,
+          confidence: a?.confidence ?? null,
+        }
       : null,
-    expected: c.suppressed || c.wouldSuppress,
+    expected: c.causeTransitionId !== null && expectedOf(a),
     suppressed: c.suppressed,
     suppressionReasons: c.suppressionReasons,
     narrative: a?.narrative ?? (c.causeTransitionId ? null : 'cause unknown'),
@@ -73,6 +85,7 @@ const APPROVAL_EVENTS: Record<string, NotificationEvent> = {
   requested: 'approval.requested',
   approved: 'approval.decided',
   denied: 'approval.decided',
+  expired: 'approval.expired',
   redeemed: 'grant.redeemed',
   refused: 'grant.refused',
 };
@@ -105,6 +118,12 @@ export function notificationOf(entry: FeedEntry): NotificationMessage | null {
         ? { ...base, event, payload: approvalPayload(entry.change, entry.payload as ApprovalFeedPayload) }
         : null;
     }
+    case 'autonomy': {
+      const p = entry.payload as AutonomyFeedPayload;
+      return { ...base, event: 'autonomy.changed', payload: { change: entry.change, ...p } };
+    }
+    case 'alert':
+      return entry.change === 'received' ? { ...base, event: 'alert.received', payload: alertPayload(entry.payload) } : null;
     default:
       return null;
   }

@@ -24,6 +24,8 @@ export function escapeMrkdwn(text: string): string {
 export function consoleLink(publicUrl: string, m: NotificationMessage): string {
   const base = `${publicUrl.replace(/\/+$/, '')}/console`;
   if (m.event.startsWith('approval.') || m.event.startsWith('grant.')) return `${base}#/inbox`;
+  // The kill switch is estate-wide: its audit lines say who set it, when and why.
+  if (m.event === 'autonomy.changed') return `${base}#/audit`;
   return `${base}#/resource/${encodeURIComponent(m.resourceId)}`;
 }
 
@@ -54,6 +56,8 @@ export function summaryOf(m: NotificationMessage): string {
       return `*Condition ${escapeMrkdwn(str(cond.type) ?? '')} opened* on ${escapeMrkdwn(m.resourceId)}${p.suppressed ? ' (suppressed: expected change)' : ''}`;
     case 'condition.resolved':
       return `*Condition ${escapeMrkdwn(str(cond.type) ?? '')} resolved* on ${escapeMrkdwn(m.resourceId)}`;
+    case 'autonomy.changed':
+      return autonomySummary(p, actor);
     case 'transition.unexplained': {
       const t = (p.transition ?? {}) as Record<string, unknown>;
       return `*Unexplained change* on ${escapeMrkdwn(m.resourceId)}: ${escapeMrkdwn(`${str(t.from) ?? '?'} → ${str(t.to) ?? '?'}`)}`;
@@ -63,14 +67,30 @@ export function summaryOf(m: NotificationMessage): string {
   }
 }
 
+const AUTONOMY_TITLES: Record<string, string> = {
+  halted: 'Autonomy halted',
+  resumed: 'Autonomy resumed',
+  breaker_opened: 'Breaker opened',
+  breaker_closed: 'Breaker closed',
+};
+
+/** `*Autonomy halted* by alice: maintenance` — who set the switch (or aitia, for a breaker) and why. */
+function autonomySummary(p: Record<string, unknown>, actor: string): string {
+  const change = str(p.change) ?? 'changed';
+  const title = AUTONOMY_TITLES[change] ?? `Autonomy ${escapeMrkdwn(change)}`;
+  const reason = str(p.reason);
+  return `*${title}* by ${actor}${reason ? `: ${escapeMrkdwn(reason)}` : ''}`;
+}
+
 /** The message body an incoming webhook takes: `text` (the notification fallback) and `blocks`. */
 export function slackMessage(m: NotificationMessage, publicUrl: string): Record<string, unknown> {
   const summary = summaryOf(m);
   const narrative = str(m.payload.narrative);
   const isApproval = m.event.startsWith('approval.') || m.event.startsWith('grant.');
+  const label = isApproval ? 'Open the inbox' : m.event === 'autonomy.changed' ? 'Open the audit log' : 'Open in aitia';
   const button: Record<string, unknown> = {
     type: 'button',
-    text: plain(isApproval ? 'Open the inbox' : 'Open in aitia'),
+    text: plain(label),
     url: consoleLink(publicUrl, m),
     action_id: `aitia-open-${m.seq}`,
   };

@@ -47,6 +47,20 @@ export interface AutonomyState {
   breakerReason: string | null;
 }
 
+/** How the kill switch or the breaker changed, as the `autonomy` feed reports it. */
+export const AUTONOMY_CHANGES = ['halted', 'resumed', 'breaker_opened', 'breaker_closed'] as const;
+export type AutonomyChangeKind = (typeof AUTONOMY_CHANGES)[number];
+
+/** What an `autonomy` feed entry carries: who changed it, when, why, and the state before and after. */
+export interface AutonomyFeedPayload {
+  /** The operator who set the switch, or `aitia` when the breaker opened on its own. */
+  actor: string;
+  at: string;
+  reason: string;
+  before: AutonomyState;
+  after: AutonomyState;
+}
+
 /** One approval request (a single action, or one step of a plan) as stored. */
 export interface ApprovalRecord {
   id: string;
@@ -103,14 +117,15 @@ export interface ActionAuthorizedRecord {
 }
 
 /**
- * What happened to an approval, as the `approval` feed reports it. Expiry is not a change: nothing
- * is written when a pending request's `expiresAt` passes; it reads as expired from then on.
+ * What happened to an approval, as the `approval` feed reports it. `expired`: a pending request
+ * passed its `expiresAt` undecided; the expiry sweep (src/scheduler/approval-expiry.ts) marks it
+ * once and appends this change in the same transaction.
  */
-export const APPROVAL_CHANGES = ['requested', 'approved', 'denied', 'redeemed', 'refused'] as const;
+export const APPROVAL_CHANGES = ['requested', 'approved', 'denied', 'expired', 'redeemed', 'refused'] as const;
 export const ApprovalChangeKindSchema = z
   .enum(APPROVAL_CHANGES)
   .describe(
-    'requested (a request or plan step recorded), approved, denied, redeemed (its grant used), refused (a redeem of its grant refused, nothing used up). Expiry writes nothing: a pending request past expiresAt reads expired.',
+    'requested (a request or plan step recorded), approved, denied, expired (a pending request passed its expiresAt undecided; reported once, by the expiry sweep), redeemed (its grant used), refused (a redeem of its grant refused, nothing used up).',
   );
 export type ApprovalChangeKind = z.infer<typeof ApprovalChangeKindSchema>;
 

@@ -98,6 +98,7 @@ describe('feed entries as notifications', () => {
             transitionId: 't1',
             confidence: 'high',
             actor: 'alice@pve',
+            actorKind: 'human',
             narrative: 'stopped by alice@pve',
           },
         }),
