@@ -12,6 +12,7 @@ import { recordPolicyInForce } from '../services/policy-history.js';
 import { startHealthScheduler } from '../scheduler/health-scheduler.js';
 import { startSourcePollers } from '../scheduler/source-pollers.js';
 import { runUnderLease } from '../scheduler/lease-keeper.js';
+import { startApprovalExpiry } from '../scheduler/approval-expiry.js';
 import { HEALTH_SCHEDULER_LEASE } from '../model/lease.js';
 import { configuredSources } from '../sources-file.js';
 import { configuredIntegrations } from '../integrations/integrations-file.js';
@@ -171,6 +172,8 @@ export const serveCommand: CliCommand = {
           network: checkNetwork,
         }),
     });
+    // Pending approvals past expiresAt are marked expired once, each on the feed (leader only).
+    const expiry = startApprovalExpiry({ driver: graph.driver, lease, log });
     // Notifications out: the stored feed to the integrations file's targets, from the leader only.
     const notifications = startNotifications({
       driver: graph.driver,
@@ -194,6 +197,7 @@ export const serveCommand: CliCommand = {
     });
     log.info('shutting down');
     await health.stop();
+    await expiry.stop();
     await notifications.stop();
     await silencing.stop();
     await tail.stop();
