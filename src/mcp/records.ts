@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   ActorKindSchema,
+  AttributeOwnerKindSchema,
   AttributionConfidenceSchema,
   CheckKindSchema,
   CheckResultStatusSchema,
@@ -60,6 +61,23 @@ export const ResourceOut = z.object({
   firstSeen: Time.nullable(),
   lastSeen: Time.nullable(),
   missingSince: Time.nullable(),
+});
+
+/** A resource as resource_get answers it: with who owns each attribute. */
+export const ResourceWithOwnersOut = ResourceOut.extend({
+  attributeOwners: z
+    .array(
+      z.object({
+        key: z.string(),
+        owner: AttributeOwnerKindSchema,
+        principal: z
+          .string()
+          .nullable()
+          .describe('The writer’s name, or the provider (proxmox); null if not recorded.'),
+        at: Time.nullable().describe('When that writer wrote it; null when not recorded.'),
+      }),
+    )
+    .describe('One entry per attribute key, by key.'),
 });
 
 /** A resource named inside another answer: enough to recognise it and ask for more. */

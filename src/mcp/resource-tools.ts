@@ -1,4 +1,5 @@
 import { isResourceId } from '../model/index.js';
+import { resourceAttributeOwners } from '../services/attribute-owners.js';
 import { declareResource } from '../services/declared.js';
 import { createRelationship, dependencies, dependents, identity, relations } from '../services/relationships.js';
 import { resource, resources, resourcesByIds, updateEntityAttributes } from '../services/resources.js';
@@ -46,14 +47,17 @@ export const resourceGetTool = defineTool({
   name: 'resource_get',
   title: 'Get a resource',
   description:
-    'One resource by id or kind:name slug (vm:web01): its kind, state (and the provider’s raw word), lifecycle, health and attributes. An ambiguous slug is refused with the candidate ids.',
+    'One resource by id or kind:name slug (vm:web01): its kind, state (and the provider’s raw word), lifecycle, health and attributes, with who owns each attribute (provider, operator or agent by name, or declared). An ambiguous slug is refused with the candidate ids.',
   permission: 'resource:read',
   graphql: 'Query.resource',
   input: I.ResourceGetIn,
-  output: R.ResourceOut,
+  output: R.ResourceWithOwnersOut,
   annotations: READ,
   fields: { slug: 'id' },
-  run: (deps, principal, { id }) => resource(deps, principal, isResourceId(id) ? { id } : { slug: id }),
+  run: async (deps, principal, { id }) => {
+    const r = await resource(deps, principal, isResourceId(id) ? { id } : { slug: id });
+    return { ...r, attributeOwners: resourceAttributeOwners(r) };
+  },
 });
 
 export const resourcesSearchTool = defineTool({

@@ -23,6 +23,7 @@ const ids = {
   legacy: `manual:service/legacy-${scope}`,
   twinA: `proxmox:lab-${scope}/qemu/302`,
   twinB: `proxmox:lab-${scope}/qemu/303`,
+  owned: `proxmox:lab-${scope}/qemu/304`,
 };
 const names = { vm: `web01-${scope}`, api: `api-${scope}`, twin: `twin-${scope}` };
 
@@ -74,6 +75,14 @@ beforeAll(async () => {
     { id: ids.legacy, kind: 'service', provider: 'manual', name: `legacy-${scope}`, state: 'up' },
     { id: ids.twinA, kind: 'vm', provider: 'proxmox', name: names.twin, state: 'running' },
     { id: ids.twinB, kind: 'vm', provider: 'proxmox', name: names.twin, state: 'running' },
+    {
+      id: ids.owned,
+      kind: 'vm',
+      provider: 'proxmox',
+      name: `owned-${scope}`,
+      state: 'running',
+      attributes: { qemu_guest_agent: true },
+    },
   ]);
   // An agent's entity_type from before it was owned: no record of an operator or provider writing it.
   await driver.executeQuery("MATCH (r:Resource {id: $id}) SET r.`attr.entity_type` = 'docker-container'", {
@@ -221,5 +230,63 @@ describe('owned keys whatever their spelling, and entity_type is the operators�
       'attribute entity_type="docker-container" was not written by an operator or the provider: the stricter of the docker-container and service rules applies',
     ]);
     expect(d.reasons[0]).toMatch(/is not vouched for by an operator or its provider: the service rule/);
+  });
+});
+
+describe('Resource.attributeOwners: who wrote each attribute, from the API (issue 31, item 5)', () => {
+  const OWNERS = `query($id: ID!) { resource(id: $id) { attributes attributeOwners { key owner principal at } } }`;
+  const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+  it('names the agent, the operator and the provider, over GraphQL and MCP; a removed key has no owner', async () => {
+    const byAgent = await srv.gql(srv.tokens.agent, UPDATE, { id: ids.owned, a: { owner_team: 'web', role: 'x' } });
+    expect(byAgent.body.errors).toBeUndefined();
+    const byOperator = await srv.gql(srv.tokens.operator, UPDATE, { id: ids.owned, a: { entity_type: 'vm' } });
+    expect(byOperator.body.errors).toBeUndefined();
+    await srv.gql(srv.tokens.agent, UPDATE, { id: ids.owned, a: { role: null } });
+    const { body } = await srv.gql(srv.tokens.agent, OWNERS, { id: ids.owned });
+    expect(body.errors).toBeUndefined();
+    const owners = body.data.resource.attributeOwners;
+    expect(owners).toEqual([
+      { key: 'entity_type', owner: 'operator', principal: 'test-operator', at: expect.stringMatching(isoUtc) },
+      { key: 'owner_team', owner: 'agent', principal: 'test-agent', at: expect.stringMatching(isoUtc) },
+      { key: 'qemu_guest_agent', owner: 'provider', principal: 'proxmox', at: null },
+    ]);
+    expect(owners.map((o: { key: string }) => o.key)).toEqual(Object.keys(body.data.resource.attributes).sort());
+    const tool = await mcp.callTool({ name: 'resource_get', arguments: { id: ids.owned } });
+    expect(tool.isError ?? false).toBe(false);
+    expect((tool.structuredContent as { attributeOwners: unknown }).attributeOwners).toEqual(owners);
+  });
+
+  it('a provider pass reporting a key a principal wrote makes it the provider’s again', async () => {
+    await upsertResources(driver, [
+      {
+        id: ids.owned,
+        kind: 'vm',
+        provider: 'proxmox',
+        name: `owned-${scope}`,
+        state: 'running',
+        attributes: { qemu_guest_agent: true, owner_team: 'platform' },
+      },
+    ]);
+    const { body } = await srv.gql(srv.tokens.agent, OWNERS, { id: ids.owned });
+    expect(body.data.resource.attributeOwners).toContainEqual({
+      key: 'owner_team',
+      owner: 'provider',
+      principal: 'proxmox',
+      at: null,
+    });
+  });
+
+  it('a declared resource’s attributes are its declarer’s', async () => {
+    const { body } = await srv.gql(
+      srv.tokens.agent,
+      `mutation($input: DeclareResourceInput!) { declareResource(input: $input) {
+        resource { attributeOwners { key owner principal at } } } }`,
+      { input: { kind: 'service', name: `cache-${scope}`, evidence: 'ss -ltnp: :6379', attributes: { port: 6379 } } },
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.declareResource.resource.attributeOwners).toEqual([
+      { key: 'port', owner: 'declared', principal: 'test-agent', at: expect.stringMatching(isoUtc) },
+    ]);
   });
 });
