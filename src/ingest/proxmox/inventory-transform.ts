@@ -7,6 +7,7 @@ import {
   type MappedState,
   type ProxmoxGuestKey,
 } from '../../model/index.js';
+import { cleanProviderText, PROVIDER_NAME_MAX } from '../../model/provider-text.js';
 import type { SkippedItem } from '../report.js';
 import { guestAgentState, type AgentPingAnswer } from './guest-agent.js';
 import {
@@ -74,7 +75,10 @@ const STATUS_KEYS: readonly ProxmoxGuestKey[] = ['qmpstatus', 'ha_managed', 'has
 const CONFIG_KEYS: readonly ProxmoxGuestKey[] = ['mac_addresses', 'smbios_uuid', 'serial_number', 'ostype'];
 
 function splitTags(tags: string | undefined): string[] | undefined {
-  const list = (tags ?? '').split(/[;,\s]+/).filter(Boolean);
+  const list = (tags ?? '')
+    .split(/[;,\s]+/)
+    .map((t) => cleanProviderText(t, PROVIDER_NAME_MAX))
+    .filter(Boolean);
   return list.length > 0 ? list : undefined;
 }
 
@@ -187,7 +191,9 @@ function guestRow(
       });
     }
   }
-  const name = g.name ?? status?.name ?? `${g.type === 'qemu' ? 'VM' : 'CT'} ${g.vmid}`;
+  // The name is whatever the guest's owner typed: data, cleaned of controls and capped (provider-text.ts).
+  const given = cleanProviderText(g.name ?? status?.name ?? '', PROVIDER_NAME_MAX);
+  const name = given !== '' ? given : `${g.type === 'qemu' ? 'VM' : 'CT'} ${g.vmid}`;
   return {
     row: {
       id,

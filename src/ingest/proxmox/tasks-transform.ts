@@ -1,6 +1,13 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { type ActorKind, type EventRecord, PROXMOX_SERVICE_USER, type StatusClass } from '../../model/events.js';
+import {
+  cleanOptionalText,
+  cleanProviderText,
+  PROVIDER_ACTOR_MAX,
+  PROVIDER_MESSAGE_MAX,
+  PROVIDER_TYPE_MAX,
+} from '../../model/provider-text.js';
 import { taskTypeInfo, type GuestKind } from './task-types.js';
 import { parseUpid, type Upid } from './upid.js';
 
@@ -75,7 +82,9 @@ function outcome(task: ProxmoxTask): { statusClass: StatusClass; statusText: str
       ? { statusClass: 'running', statusText: null, endedAt: null }
       : { statusClass: 'unknown', statusText: null, endedAt };
   }
-  return { statusClass: classifyTaskStatus(text), statusText: text, endedAt };
+  // Classified on the text as sent; kept cleaned and capped: an error message is the task's data, not prose.
+  const statusText = cleanProviderText(text, PROVIDER_MESSAGE_MAX);
+  return { statusClass: classifyTaskStatus(text), statusText: statusText === '' ? null : statusText, endedAt };
 }
 
 /**
@@ -128,10 +137,10 @@ export function transformProxmoxTask(input: unknown, options: TaskTransformOptio
       node: upid.node,
       sourceNode: null,
       type: info.type,
-      rawType: upid.type,
-      actor: upid.user,
+      rawType: cleanProviderText(upid.type, PROVIDER_TYPE_MAX),
+      actor: cleanProviderText(upid.user, PROVIDER_ACTOR_MAX),
       actorKind,
-      tokenId: upid.tokenId,
+      tokenId: cleanOptionalText(upid.tokenId, PROVIDER_ACTOR_MAX),
       startedAt: iso(task.starttime ?? upid.starttime),
       endedAt,
       statusClass,

@@ -2,6 +2,14 @@ import { DateTime } from 'luxon';
 import type { ActorKind, EventRecord, StatusClass } from '../../model/events.js';
 import type { Kind } from '../../model/kinds.js';
 import { isoZoneProblem } from '../../model/timestamps.js';
+import {
+  cleanOptionalText,
+  cleanProviderText,
+  PROVIDER_ACTOR_MAX,
+  PROVIDER_MESSAGE_MAX,
+  PROVIDER_NAME_MAX,
+  PROVIDER_TYPE_MAX,
+} from '../../model/provider-text.js';
 import { vcenterEventTypeInfo } from './event-types.js';
 import { eventArgument, field, isObject, parseMoRef, stringField, type JsonObject, type MoRef } from './payload.js';
 
@@ -82,11 +90,12 @@ function statusOf(event: JsonObject, failure: boolean): { statusClass: StatusCla
   if (severity)
     return {
       statusClass: severity === 'error' ? 'error' : severity === 'warning' ? 'warning' : 'ok',
-      statusText: severity,
+      statusText: cleanProviderText(severity, PROVIDER_TYPE_MAX),
     };
   const info = field(event, 'info');
   const state = isObject(info) ? stringField(info, 'state') : null;
-  if (state) return { statusClass: state === 'error' ? 'error' : 'ok', statusText: state };
+  if (state)
+    return { statusClass: state === 'error' ? 'error' : 'ok', statusText: cleanProviderText(state, PROVIDER_TYPE_MAX) };
   return { statusClass: 'ok', statusText: null };
 }
 
@@ -124,7 +133,8 @@ export function transformVcenterEvent(input: unknown, options: VcenterEventOptio
   const isHostEvent = info ? info.subject === 'host' : /^Host/.test(rawType);
   const subject = subjectOf(options.server, event, isHostEvent, info?.hostArgument);
   const host = hostArgumentOf(event, info?.hostArgument);
-  const user = stringField(event, 'userName');
+  // Every free text below is whoever wrote it's data (names, user names, messages): cleaned and capped.
+  const user = cleanOptionalText(stringField(event, 'userName'), PROVIDER_ACTOR_MAX) || null;
   const type = info?.type ?? 'other';
   const actorKind: ActorKind = user ? 'human' : type === 'vm_restarted_by_ha' ? 'ha_manager' : 'system';
   const at = created.toUTC().toISO({ suppressMilliseconds: true })!;
@@ -138,10 +148,10 @@ export function transformVcenterEvent(input: unknown, options: VcenterEventOptio
       resourceKind: subject?.kind ?? null,
       objectId: subject ? subject.id.slice(subject.id.lastIndexOf('/') + 1) : null,
       hostId: host?.ref?.type === 'HostSystem' ? `vcenter:${options.server}/host/${host.ref.value}` : null,
-      node: host?.name ?? null,
-      sourceNode: eventArgument(event, 'sourceHost', 'host')?.name ?? null,
+      node: cleanOptionalText(host?.name, PROVIDER_NAME_MAX),
+      sourceNode: cleanOptionalText(eventArgument(event, 'sourceHost', 'host')?.name, PROVIDER_NAME_MAX),
       type,
-      rawType,
+      rawType: cleanProviderText(rawType, PROVIDER_TYPE_MAX),
       actor: user,
       actorKind,
       tokenId: null,
@@ -149,7 +159,10 @@ export function transformVcenterEvent(input: unknown, options: VcenterEventOptio
       endedAt: at,
       ...statusOf(event, info?.failure === true),
       chainId: chainId && /^\d+$/.test(chainId) ? chainId : null,
-      message: stringField(event, 'fullFormattedMessage') ?? stringField(event, 'message'),
+      message: cleanOptionalText(
+        stringField(event, 'fullFormattedMessage') ?? stringField(event, 'message'),
+        PROVIDER_MESSAGE_MAX,
+      ),
       pid: null,
       pstart: null,
     },

@@ -1,4 +1,5 @@
 import { type EdgeInput, type Kind, type MappedState, resourceId } from '../../model/index.js';
+import { cleanProviderText, PROVIDER_NAME_MAX } from '../../model/provider-text.js';
 import type { SkippedItem } from '../report.js';
 import { type RawRow, type ResourceRow, validRows } from '../row-validation.js';
 import { clusterFacts, datastoreFacts, Facts, hostFacts, list, vmFacts } from './inventory-facts.js';
@@ -77,7 +78,9 @@ export function transformVcenterInventory(document: unknown, server: string): Vc
         for (const h of list(o.get('host'))) edge('MEMBER_OF', vcenterId(server, parseMoRef(h)), id);
       }
       const rawName = facts.first('name', 'summary.config.name', 'summary.name', 'config.name');
-      const name = typeof rawName === 'string' && rawName.trim() !== '' ? rawName.trim() : o.ref.value;
+      // Whoever can name a VM writes this: data, cleaned of controls and capped (provider-text.ts).
+      const clean = typeof rawName === 'string' ? cleanProviderText(rawName, PROVIDER_NAME_MAX) : '';
+      const name = clean !== '' ? clean : o.ref.value;
       return {
         row: {
           id,
