@@ -118,6 +118,11 @@ export const serveCommand: CliCommand = {
       maxBodyBytes: config.maxBodyBytes,
       corsOrigins: config.corsOrigins,
       pushSources,
+      // Alertmanager's webhook receiver maps alerts by the same labels the silences use.
+      alertReceiver: {
+        labels: integrations.alertmanager?.labels ?? {},
+        secret: integrations.alertmanager?.receiverSecret ?? null,
+      },
     });
     const bound = await listen(server, config.host, config.port);
     log.info(

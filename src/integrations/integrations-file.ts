@@ -89,6 +89,9 @@ const AlertmanagerEntry = z
           ctx.addIssue({ code: 'custom', path: [key], message: 'must be an alert label name' });
     }),
     silence_dependents: z.boolean().default(true),
+    /** HMAC-SHA256 key of X-Aitia-Signature on POST /integrations/alertmanager (relays; Alertmanager itself sends a bearer token). */
+    receiver_secret: z.string().min(16, 'must be at least 16 characters').optional(),
+    receiver_secret_file: z.string().min(1).optional(),
   })
   .superRefine((e, ctx) => {
     if (e.basic_auth && e.bearer_token_file)
@@ -123,6 +126,8 @@ export interface AlertmanagerSpec {
   /** alert label → template over the resource (`{name}`, `{id}`, `{kind}`, `{attr.<key>}`). */
   labels: Record<string, string>;
   silenceDependents: boolean;
+  /** The key a signed POST /integrations/alertmanager is checked with; null: bearer tokens only. */
+  receiverSecret: string | null;
 }
 
 export interface IntegrationsSpec {
@@ -180,12 +185,14 @@ export function loadIntegrationsFile(path: string): IntegrationsSpec {
         : null;
       if (am.basic_auth && password === null) throw new Error('basic_auth: needs password or password_file');
       const bearerToken = am.bearer_token_file ? readSecret(undefined, am.bearer_token_file, 'bearer_token') : null;
+      const receiverSecret = readSecret(am.receiver_secret, am.receiver_secret_file, 'receiver_secret');
       alertmanager = {
         url: am.url.replace(/\/+$/, ''),
         basicAuth: am.basic_auth && password !== null ? { username: am.basic_auth.username, password } : null,
         bearerToken,
         labels: am.labels,
         silenceDependents: am.silence_dependents,
+        receiverSecret,
       };
     } catch (err) {
       return fail(`alertmanager: ${(err as Error).message}`);

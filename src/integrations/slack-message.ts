@@ -2,7 +2,8 @@ import type { NotificationMessage } from './notification-events.js';
 
 /**
  * The Slack incoming-webhook message (pure): Block Kit with a summary line, the narrative and a
- * button linking to the console — the inbox for approvals, the resource page otherwise. No
+ * button linking to the console — the inbox for approvals, the resource page otherwise (an alert
+ * received links to its resource's page; one naming nothing aitia holds to Alertmanager). No
  * interactive buttons: the link is the action. Every button text and every text of a `confirm`
  * object is `plain_text` (Slack drops a confirm whose text is `mrkdwn`, and the click with it).
  */
@@ -27,6 +28,13 @@ export function consoleLink(publicUrl: string, m: NotificationMessage): string {
   // The kill switch is estate-wide: its audit lines say who set it, when and why.
   if (m.event === 'autonomy.changed') return `${base}#/audit`;
   return `${base}#/resource/${encodeURIComponent(m.resourceId)}`;
+}
+
+/** An alert naming nothing aitia holds has no page of aitia's: it links to Alertmanager (or its source) when it can. */
+function unmatchedAlertLink(m: NotificationMessage): string | null {
+  for (const url of [m.payload.externalURL, m.payload.generatorURL])
+    if (typeof url === 'string' && /^https?:\/\//.test(url)) return url;
+  return null;
 }
 
 function str(v: unknown): string | null {
@@ -62,6 +70,8 @@ export function summaryOf(m: NotificationMessage): string {
       const t = (p.transition ?? {}) as Record<string, unknown>;
       return `*Unexplained change* on ${escapeMrkdwn(m.resourceId)}: ${escapeMrkdwn(`${str(t.from) ?? '?'} → ${str(t.to) ?? '?'}`)}`;
     }
+    case 'alert.received':
+      return alertSummary(p);
     default:
       return `*${escapeMrkdwn(m.event)}* on ${escapeMrkdwn(m.resourceId)}`;
   }
@@ -82,16 +92,35 @@ function autonomySummary(p: Record<string, unknown>, actor: string): string {
   return `*${title}* by ${actor}${reason ? `: ${escapeMrkdwn(reason)}` : ''}`;
 }
 
+/** `*Alert InstanceDown firing* on vm web01`, or what an unmatched alert names and why aitia holds nothing for it. */
+function alertSummary(p: Record<string, unknown>): string {
+  const r = (p.resource ?? null) as Record<string, unknown> | null;
+  const head = `*Alert ${escapeMrkdwn(str(p.alertname) ?? 'alert')} ${str(p.status) === 'resolved' ? 'resolved' : 'firing'}*`;
+  if (r) return `${head} on ${escapeMrkdwn(`${str(r.kind) ?? ''} ${str(r.name) ?? str(r.id) ?? ''}`.trim())}`;
+  return `${head} (unmatched: ${escapeMrkdwn(str(p.unmatchedReason) ?? 'names nothing aitia holds')})`;
+}
+
+/** Slack refuses a text block over 3000 characters (and the message with it). */
+const MAX_BLOCK_TEXT = 2900;
+
 /** The message body an incoming webhook takes: `text` (the notification fallback) and `blocks`. */
 export function slackMessage(m: NotificationMessage, publicUrl: string): Record<string, unknown> {
   const summary = summaryOf(m);
   const narrative = str(m.payload.narrative);
   const isApproval = m.event.startsWith('approval.') || m.event.startsWith('grant.');
-  const label = isApproval ? 'Open the inbox' : m.event === 'autonomy.changed' ? 'Open the audit log' : 'Open in aitia';
+  const unmatchedAlert = m.event === 'alert.received' && m.payload.matched !== true;
+  const external = unmatchedAlert ? unmatchedAlertLink(m) : null;
+  const label = isApproval
+    ? 'Open the inbox'
+    : m.event === 'autonomy.changed'
+      ? 'Open the audit log'
+      : external
+        ? 'Open in Alertmanager'
+        : 'Open in aitia';
   const button: Record<string, unknown> = {
     type: 'button',
     text: plain(label),
-    url: consoleLink(publicUrl, m),
+    url: external ?? consoleLink(publicUrl, m),
     action_id: `aitia-open-${m.seq}`,
   };
   if (m.event === 'approval.requested')
@@ -105,8 +134,11 @@ export function slackMessage(m: NotificationMessage, publicUrl: string): Record<
     text: summary.replace(/\*/g, ''),
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: summary } },
-      ...(narrative ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(narrative) }] }] : []),
-      { type: 'actions', elements: [button] },
+      ...(narrative
+        ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(narrative).slice(0, MAX_BLOCK_TEXT) }] }]
+        : []),
+      // An unmatched alert without an Alertmanager URL has nowhere to link.
+      ...(unmatchedAlert && !external ? [] : [{ type: 'actions', elements: [button] }]),
     ],
   };
 }

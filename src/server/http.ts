@@ -4,7 +4,9 @@ import type { ServiceDeps } from '../services/deps.js';
 import { createGraphqlApp } from './app.js';
 import { createAssetHandler, GRAPHIQL_ASSET_PREFIX, graphiqlAssetDir } from './graphiql.js';
 import { CLOUDEVENTS_PATH, createCloudEventsHandler, type PushSource } from './cloudevents-http.js';
+import { ALERTMANAGER_PATH, type AlertReceiverOptions, createAlertReceiver } from './alertmanager-http.js';
 import { CONSOLE_PATH, createConsoleHandler } from './console.js';
+import { startConsoleWarmUp } from './console-warm-up.js';
 import { createMcpHttpHandler } from './mcp-http.js';
 import type { TokenStore } from '../services/token-store.js';
 import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './request-limits.js';
@@ -20,14 +22,19 @@ export interface HttpOptions {
   pushSources?: ReadonlyMap<string, PushSource>;
   /** Runs of the same parsed GraphQL operation before it runs compiled (default 1: from its second run). */
   compileAfter?: number;
+  /** The Alertmanager webhook receiver: the integrations file's label mapping and receiver secret. */
+  alertReceiver?: Omit<AlertReceiverOptions, 'maxBodyBytes'>;
   /** Timeouts, header size and connection cap (edge-guards.ts); defaults suit a service behind nothing. */
   edge?: Partial<EdgeLimits>;
+  /** Once listening, runs the console's queries in the background (console-warm-up.ts), as `aitia serve` does. */
+  warmUp?: boolean;
 }
 
 /**
  * The HTTP server: /graphql (yoga), /mcp (MCP over streamable HTTP), /console (the operator
  * console's built files; `/` redirects there), /events/cloudevents (pushed vCenter events, see
- * cloudevents-http.ts), /healthz (process alive),
+ * cloudevents-http.ts), /integrations/alertmanager (Alertmanager's webhook receiver, see
+ * alertmanager-http.ts), /healthz (process alive),
  * /readyz (Neo4j + migrations). The token store authenticates every request to /graphql and /mcp;
  * the token operations manage the same store.
  */
@@ -38,6 +45,12 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
   });
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const cloudEvents = createCloudEventsHandler(deps, tokens, options.pushSources ?? new Map(), {
+    maxBodyBytes: maxBody,
+  });
+  const alerts = createAlertReceiver(deps, tokens, {
+    labels: {},
+    secret: null,
+    ...options.alertReceiver,
     maxBodyBytes: maxBody,
   });
   const mcp = createMcpHttpHandler({ ...deps, tokens }, tokens, { corsOrigins: options.corsOrigins ?? [] });
@@ -75,11 +88,12 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
     ),
     mcp: guarded(deps.log, '/mcp', (req, res) => (refuseOversizedBody(req, res, maxBody) ? undefined : mcp(req, res))),
     cloudEvents: guarded(deps.log, CLOUDEVENTS_PATH, (req, res) => cloudEvents(req, res)),
+    alerts: guarded(deps.log, ALERTMANAGER_PATH, (req, res) => alerts(req, res)),
     notFound: guarded(deps.log, 'not found', (_req, res) => {
       res.writeHead(404, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           error: 'not found',
-          endpoints: [CONSOLE_PATH, '/graphql', '/mcp', CLOUDEVENTS_PATH, '/healthz', '/readyz'],
+          endpoints: [CONSOLE_PATH, '/graphql', '/mcp', CLOUDEVENTS_PATH, ALERTMANAGER_PATH, '/healthz', '/readyz'],
         }),
       );
     }),
@@ -96,9 +110,15 @@ export function createHttpServer(deps: ServiceDeps, tokens: TokenStore, options:
     if (path === '/graphql') return routes.graphql(req, res);
     if (path === '/mcp') return routes.mcp(req, res);
     if (path === CLOUDEVENTS_PATH) return routes.cloudEvents(req, res);
+    if (path === ALERTMANAGER_PATH) return routes.alerts(req, res);
     return routes.notFound(req, res);
   });
   hardenServer(server, limits, deps.log);
+  if (options.warmUp)
+    server.once('listening', () => {
+      const warm = startConsoleWarmUp(yoga, { ...deps, tokens }, (options.compileAfter ?? 1) + 1);
+      server.once('close', () => void warm.stop());
+    });
   return server;
 }
 

@@ -71,6 +71,14 @@ export async function incidentContext(
   },
 ): Promise<IncidentContext> {
   assertCan(principal, 'incident:read');
+  return gatherIncidentContext(deps, input);
+}
+
+/** The incident context without the permission check: for in-process callers that hold their own (the alert receiver). */
+export async function gatherIncidentContext(
+  deps: ServiceDeps,
+  input: Parameters<typeof incidentContext>[2],
+): Promise<IncidentContext> {
   const depth = input.depth ?? INCIDENT_LIMITS.defaultDepth;
   if (!Number.isInteger(depth) || depth < 1 || depth > INCIDENT_LIMITS.maxDepth) {
     throw badInput('depth', `must be an integer from 1 to ${INCIDENT_LIMITS.maxDepth}, got ${depth}`);

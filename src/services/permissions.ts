@@ -15,6 +15,7 @@ export const PERMISSIONS = {
   'resource:remove-declared': ['operator'],
   'inventory:ingest': ['ingester'],
   'event:ingest': ['ingester'],
+  'alert:receive': ['ingester'],
   'health:write': ['scheduler'],
   'check:read': ['agent', 'scheduler', 'operator'],
   'check:manage': ['operator'],

@@ -74,7 +74,15 @@ describe('HTTP endpoints', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
       error: 'not found',
-      endpoints: ['/console', '/graphql', '/mcp', '/events/cloudevents', '/healthz', '/readyz'],
+      endpoints: [
+        '/console',
+        '/graphql',
+        '/mcp',
+        '/events/cloudevents',
+        '/integrations/alertmanager',
+        '/healthz',
+        '/readyz',
+      ],
     });
   });
 });

@@ -56,6 +56,7 @@ describe('the integrations file', () => {
       bearerToken: null,
       labels: { instance: '{name}', vmid: '{attr.vmid}', job: 'pve-{kind}' },
       silenceDependents: true,
+      receiverSecret: null,
     });
     expect(spec.actors).toEqual([{ email: 'alice@lan' }]);
   });
