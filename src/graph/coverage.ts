@@ -140,10 +140,10 @@ export function streamFromProperties(raw: unknown): StreamCoverage {
 export function streamProjection(s: string, fromExpr: string, toExpr: string): string {
   return `{id: ${s}.id, source: ${s}.source, node: ${s}.node, clockOffsetSeconds: ${s}.clockOffsetSeconds,
     horizon: ${s}.covFrom[0],
-    covFrom: [i IN range(0, size(coalesce(${s}.covFrom, [])) - 1)
-      WHERE ${s}.covTo[i] >= datetime(${fromExpr}) AND ${s}.covFrom[i] <= datetime(${toExpr}) | ${s}.covFrom[i]],
-    covTo: [i IN range(0, size(coalesce(${s}.covFrom, [])) - 1)
-      WHERE ${s}.covTo[i] >= datetime(${fromExpr}) AND ${s}.covFrom[i] <= datetime(${toExpr}) | ${s}.covTo[i]],
+    covFrom: [ci IN range(0, size(coalesce(${s}.covFrom, [])) - 1)
+      WHERE ${s}.covTo[ci] >= datetime(${fromExpr}) AND ${s}.covFrom[ci] <= datetime(${toExpr}) | ${s}.covFrom[ci]],
+    covTo: [ci IN range(0, size(coalesce(${s}.covFrom, [])) - 1)
+      WHERE ${s}.covTo[ci] >= datetime(${fromExpr}) AND ${s}.covFrom[ci] <= datetime(${toExpr}) | ${s}.covTo[ci]],
     gaps: [g IN coalesce(${s}.gaps, [])][0..50]}`;
 }
 

@@ -1,7 +1,9 @@
 import type { PassConditionOp } from '../graph/transitions/record.js';
 import { resourcesMissingStateCondition } from '../graph/conditions.js';
 import type { ObservationSource, SourcePass } from '../ingest/source.js';
+import type { TransitionRecord } from '../model/index.js';
 import { correlateChanges, IO_ERROR_STATE, type CorrelationDeps, type CorrelationReport } from './correlate.js';
+import { reexplainAwaitingLog } from './reexplain.js';
 
 /**
  * The one observation path: a source's provider pass (events first, then the inventory, loaded in
@@ -14,6 +16,8 @@ import { correlateChanges, IO_ERROR_STATE, type CorrelationDeps, type Correlatio
 /** One observation: the pass and the transitions its changes became. */
 export interface Observation<Extra> extends SourcePass<Extra> {
   correlation: CorrelationReport;
+  /** Earlier transitions of the source explained again now that their log was read (see reexplain.ts). */
+  reexplained: TransitionRecord[];
 }
 
 /**
@@ -36,7 +40,17 @@ export async function observe<Extra>(
     else if (r.op.op === 'open') pass.report.conditions.opened.push(r.conditionId);
     else pass.report.conditions.resolved.push(r.conditionId);
   });
-  return { ...pass, correlation };
+  // The pass has read the source's logs: what an earlier pass could not read may be explained now.
+  let reexplained: TransitionRecord[] = [];
+  try {
+    reexplained = await reexplainAwaitingLog(deps, pass.report.scope);
+  } catch (err) {
+    correlation.errors.push({
+      resourceId: pass.report.scope,
+      message: `re-explaining transitions awaiting their log failed: ${err instanceof Error ? err.message : String(err)}`,
+    });
+  }
+  return { ...pass, correlation, reexplained };
 }
 
 /**

@@ -3,7 +3,8 @@
  * whole context (resource, host, candidate events, consumed events) and per condition the change it
  * follows. One statement each, whatever the number asked.
  */
-import type { ConsumedEvent, StoredEventRecord, TransitionRecord } from '../../model/index.js';
+import type { ConsumedEvent, StoredEventRecord, StreamCoverage, TransitionRecord } from '../../model/index.js';
+import { sourceOf, streamFromProperties, streamProjection } from '../coverage.js';
 import { candidateEventBranches, byStart, eventFromProperties } from '../events.js';
 import { int } from '../db/statements.js';
 import { transitionFromProperties } from './read.js';
@@ -36,6 +37,11 @@ export interface CorrelationContext {
   haManaged: boolean;
   /** Events transitions of this resource observed in [from, observedAt) already used. */
   consumed: ConsumedEvent[];
+  /**
+   * The log streams that could hold its cause, with their coverage near the window: the task list
+   * of the node it runs on, else (host unknown) every stream of its source; a vCenter's one log.
+   */
+  coverage: { streams: StreamCoverage[] };
 }
 
 /**
@@ -81,7 +87,11 @@ export async function correlationContexts(
            AND t.observedAt < datetime(row.observedAt)
          WITH t ORDER BY t.observedAt
          RETURN {from: t.fromState, to: t.toState, ids: coalesce(t.eventIds, [])}
-       } AS consumed
+       } AS consumed,
+       COLLECT {
+         MATCH (s:LogStream) WHERE s.source = row.source AND (node IS NULL OR s.node IS NULL OR s.node = node)
+         RETURN ${streamProjection('s', 'row.from', 'row.to')} AS s
+       } AS streams
      ORDER BY i`,
     {
       rows: queries.map((q) => ({
@@ -91,6 +101,7 @@ export async function correlationContexts(
         from: q.from,
         to: q.to,
         host: q.withHostActivity,
+        source: sourceOf(q.resourceId),
       })),
     },
     { routing: 'READ' },
@@ -107,6 +118,7 @@ export async function correlationContexts(
       consumed: (r.get('consumed') as Array<{ from: string; to: string; ids: string[] }>).flatMap((c) =>
         c.ids.map((eventId) => ({ eventId, from: c.from, to: c.to })),
       ),
+      coverage: { streams: (r.get('streams') as unknown[]).map(streamFromProperties) },
     };
   });
 }

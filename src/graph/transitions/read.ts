@@ -7,6 +7,7 @@ import {
   badInput,
   type Kind,
   noneAttribution,
+  type PastAttribution,
   type TransitionDecision,
   type TransitionRecord,
 } from '../../model/index.js';
@@ -54,6 +55,9 @@ export function transitionFromProperties(raw: unknown): TransitionRecord {
     narrative: String(p.narrative ?? ''),
     createdAt: String(p.createdAt ?? p.observedAt),
     sequence: typeof p.sequence === 'number' ? p.sequence : null,
+    ...(Array.isArray(p.attributionHistory)
+      ? { attributionHistory: p.attributionHistory.flatMap((h) => parseJson<PastAttribution[]>(`[${String(h)}]`, [])) }
+      : {}),
   };
 }
 

@@ -266,7 +266,6 @@ async function applyPassConditions(
 
 /** The node properties of one new transition: its attribution's headline fields are queryable. */
 function transitionRow(t: NewTransition) {
-  const a = t.attribution;
   return {
     id: transitionId(t),
     observedAt: t.observedAt,
@@ -279,20 +278,31 @@ function transitionRow(t: NewTransition) {
       rawTo: t.rawTo ?? null,
       observer: t.observer,
       hostId: t.hostId ?? null,
-      confidence: a.confidence,
-      actor: a.actor,
-      actorKind: a.actorKind,
-      requestedBy: a.requestedBy,
-      executor: a.executor,
-      executorKind: a.executorKind,
-      deltaSeconds: a.deltaSeconds,
-      reason: a.reason,
-      eventIds: a.events.map((e) => e.id),
-      attribution: JSON.stringify(a),
-      decision: t.decision.decision,
-      decisionReasons: t.decision.reasons,
-      wouldHaveSuppressed: t.decision.wouldHaveSuppressed ?? null,
-      narrative: t.narrative,
+      ...attributionProperties(t.attribution, t.decision, t.narrative),
     },
+  };
+}
+
+/**
+ * The properties an attribution sets on its Transition node (also when a later read explains it
+ * again): the headline fields, why it does not know (`unknownReason`), the whole as JSON.
+ */
+export function attributionProperties(a: Attribution, decision: TransitionDecision, narrative: string) {
+  return {
+    confidence: a.confidence,
+    actor: a.actor,
+    actorKind: a.actorKind,
+    requestedBy: a.requestedBy,
+    executor: a.executor,
+    executorKind: a.executorKind,
+    deltaSeconds: a.deltaSeconds,
+    reason: a.reason,
+    eventIds: a.events.map((e) => e.id),
+    unknownReason: a.unknownBecause?.reason ?? null,
+    attribution: JSON.stringify(a),
+    decision: decision.decision,
+    decisionReasons: decision.reasons,
+    wouldHaveSuppressed: decision.wouldHaveSuppressed ?? null,
+    narrative,
   };
 }

@@ -3,6 +3,8 @@ import type { Driver } from 'neo4j-driver';
 import { runningEventsOnHost, upsertEvents } from '../../graph/events.js';
 import { guestKindsOfCluster } from '../../graph/resources/queries.js';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
+import { recordApiGap, recordLogReads, type LogRead } from '../../graph/coverage.js';
+import type { LogGap } from '../../model/coverage.js';
 import { isoNow } from '../../graph/db/statements.js';
 import type { EventRecord } from '../../model/events.js';
 import { mapLimit } from '../map-limit.js';
@@ -16,7 +18,13 @@ import { getNodeTasks } from './tasks-get.js';
 import { transformProxmoxTask } from './tasks-transform.js';
 import { changesGuestConfig } from './task-types.js';
 import { diffRequestCounts } from './request-stats.js';
-import { advanceTaskCursor, guestKindsFromListing, taskListSince, type TaskWindowOptions } from './tasks-window.js';
+import {
+  advanceTaskCursor,
+  DEFAULT_TASK_WINDOW,
+  guestKindsFromListing,
+  taskListSince,
+  type TaskWindowOptions,
+} from './tasks-window.js';
 
 export interface SyncProxmoxTasksOptions extends Partial<TaskWindowOptions> {
   /** Entries per list call (`limit`). Default 500. */
@@ -43,6 +51,12 @@ export interface NodeTaskRead {
   cursor: number | null;
   /** Stored running tasks re-read because the window no longer lists them. */
   rechecked: number;
+  /** When the list was asked for (epoch seconds): a complete read covers task starts in [since, readAt]. */
+  readAt: number;
+  /** Why the read is not complete (recorded as a gap in the node's log coverage); null when complete. */
+  gap: { reason: LogGap['reason']; detail: string } | null;
+  /** Seconds the node's clock was seen ahead (a listed task starting after readAt); null: no evidence. */
+  clockAheadSeconds: number | null;
 }
 
 /** An ingest report plus what the task pass did with events and cursors. */
@@ -65,6 +79,17 @@ export function taskCursorId(cluster: string, node: string): string {
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const isoOf = (seconds: number) =>
+  DateTime.fromSeconds(seconds, { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
+
+/** A node that did not answer (no connection, timeout, the proxy's 595/596, a gateway error) is unreachable; anything else is the read failing. */
+function gapReasonOf(err: unknown): LogGap['reason'] {
+  if (!(err instanceof ProxmoxApiError)) return 'task_stage_failed';
+  if (err.kind === 'network' || err.kind === 'timeout') return 'source_unreachable';
+  return err.status !== null && [502, 503, 504, 595, 596].includes(err.status)
+    ? 'source_unreachable'
+    : 'task_stage_failed';
+}
 
 /**
  * Ingests every online node's task history: per node `GET /nodes/{node}/tasks?source=all&since=…`
@@ -102,10 +127,12 @@ export async function syncProxmoxTasks(
       status: err instanceof ProxmoxApiError ? err.status : null,
       message: message(err),
     });
+    await recordSourceGap(driver, client, options, gapReasonOf(err), `/cluster/status: ${message(err)}`);
     return done();
   }
   if (!status.ok) {
     report.errors.push({ scope: report.scope, path: '/cluster/status', status: null, message: status.reason });
+    await recordSourceGap(driver, client, options, 'task_stage_failed', `/cluster/status: ${status.reason}`);
     return done();
   }
   const cluster = status.value.name;
@@ -120,6 +147,13 @@ export async function syncProxmoxTasks(
       message: 'node offline in /cluster/status: its tasks are read when it is back',
     });
   }
+  const offline = await offlineReads(
+    driver,
+    cluster,
+    client.baseUrl,
+    status.value.nodes.filter((x) => x.online === false).map((n) => n.name),
+    options,
+  );
   const events: EventRecord[] = [];
   await mapLimit(nodes, options.concurrency ?? 4, async (node) => {
     report.nodes.push(await readNode(driver, client, cluster, node, known, options, report, events));
@@ -138,6 +172,8 @@ export async function syncProxmoxTasks(
         .map((e) => e.resourceId!),
     ),
   ].sort();
+  // Coverage, like the cursors, only after the events are stored: what it claims read is in the graph.
+  await recordLogReads(driver, [...report.nodes.map((n) => logReadOf(cluster, client.baseUrl, n)), ...offline]);
   // Cursors move only after the events are stored: a crash in between re-reads, never skips.
   for (const n of report.nodes) {
     if (n.complete && n.cursor !== null) {
@@ -174,6 +210,7 @@ async function readNode(
   const entries: unknown[] = [];
   let complete = false;
   let answered = false;
+  let gap: NodeTaskRead['gap'] = null;
   try {
     for (let page = 0; page < maxPages; page++) {
       const data = await getNodeTasks(client, node, { since, limit: pageSize, start: page * pageSize });
@@ -187,12 +224,9 @@ async function readNode(
     }
     answered = true;
     if (!complete) {
-      report.errors.push({
-        scope,
-        path,
-        status: null,
-        message: `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)`,
-      });
+      const text = `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)`;
+      report.errors.push({ scope, path, status: null, message: text });
+      gap = { reason: 'page_truncated', detail: text };
     }
   } catch (err) {
     report.errors.push({
@@ -201,6 +235,7 @@ async function readNode(
       status: err instanceof ProxmoxApiError ? err.status : null,
       message: message(err),
     });
+    gap = { reason: gapReasonOf(err), detail: `${path}: ${message(err)}` };
   }
   const siblings = guestKindsFromListing(entries);
   const guestKindOf = (vmid: string) => known.get(vmid) ?? siblings.get(vmid) ?? null;
@@ -230,6 +265,7 @@ async function readNode(
     ? (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id))
     : [];
   const rechecked = await recheckRunningTasks(client, cluster, node, stale, guestKindOf, report, out);
+  const ahead = starts.length > 0 ? Math.max(...starts) - nowSeconds : 0;
   return {
     node,
     since,
@@ -237,5 +273,70 @@ async function readNode(
     complete,
     cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, starts) : null,
     rechecked,
+    readAt: nowSeconds,
+    gap,
+    clockAheadSeconds: complete ? Math.max(0, ahead) : null,
   };
+}
+
+/** One node's read as log coverage: complete → [since, readAt] covered; else a gap with its reason. */
+function logReadOf(cluster: string, apiUrl: string, n: NodeTaskRead): LogRead {
+  const base = {
+    streamId: taskCursorId(cluster, n.node),
+    source: `proxmox:${cluster}`,
+    node: n.node,
+    apiUrl,
+    provider: 'proxmox' as const,
+  };
+  const window = { from: isoOf(n.since), to: isoOf(Math.max(n.since, n.readAt)) };
+  if (n.complete) return { ...base, complete: window, clockOffsetSeconds: n.clockAheadSeconds };
+  const gap = n.gap ?? { reason: 'task_stage_failed' as const, detail: 'the read did not complete' };
+  return { ...base, gap: { ...window, ...gap, at: window.to } };
+}
+
+/** Nodes offline in /cluster/status: their window is a gap (their tasks are read when they are back). */
+async function offlineReads(
+  driver: Driver,
+  cluster: string,
+  apiUrl: string,
+  nodes: readonly string[],
+  options: SyncProxmoxTasksOptions,
+): Promise<LogRead[]> {
+  const nowSeconds = Math.floor((options.now?.() ?? DateTime.utc()).toSeconds());
+  return Promise.all(
+    nodes.map(async (node) => {
+      const cursor = await getIngestCursor(driver, taskCursorId(cluster, node));
+      const since = taskListSince(cursor?.position ?? null, nowSeconds, options);
+      return logReadOf(cluster, apiUrl, {
+        node,
+        since,
+        listed: 0,
+        complete: false,
+        cursor: null,
+        rechecked: 0,
+        readAt: nowSeconds,
+        gap: { reason: 'source_unreachable', detail: `node ${node} offline in /cluster/status` },
+        clockAheadSeconds: null,
+      });
+    }),
+  );
+}
+
+/** /cluster/status did not answer: the cluster is not known, so the gap goes on every stream read through this API. */
+async function recordSourceGap(
+  driver: Driver,
+  client: ProxmoxClient,
+  options: SyncProxmoxTasksOptions,
+  reason: LogGap['reason'],
+  detail: string,
+): Promise<void> {
+  const now = options.now?.() ?? DateTime.utc();
+  const o = { ...DEFAULT_TASK_WINDOW, ...options };
+  await recordApiGap(driver, {
+    apiUrl: client.baseUrl,
+    to: isoOf(Math.floor(now.toSeconds())),
+    since: isoOf(Math.floor(now.toSeconds()) - o.initialLookbackSeconds),
+    reason,
+    detail,
+  });
 }
