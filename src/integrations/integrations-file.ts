@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ACTOR_PROVIDERS, actorKey, type ActorMappingEntry } from '../model/actors.js';
 import { ConfigError } from '../model/errors.js';
 import { assertPrivateFile } from '../model/private-files.js';
 import { readSecret } from '../sources-file.js';
@@ -9,7 +10,7 @@ import { readSecret } from '../sources-file.js';
  * The integrations file (`AITIA_INTEGRATIONS_FILE`, YAML): where aitia tells people and the alerting
  * they already run. `notifications` are the targets the stored feed is delivered to (a signed
  * generic webhook or a Slack incoming webhook), `alertmanager` is the Alertmanager aitia silences
- * for intentional changes, `actors` is kept as written for a later issue. It holds webhook keys and
+ * for intentional changes, `actors` maps provider identities to aitia principals (src/model/actors.ts). It holds webhook keys and
  * Alertmanager credentials, so it is owner-only like the sources and tokens files; secrets come
  * inline or from a `*_file` (read here, trimmed). Every problem names the field.
  */
@@ -102,11 +103,22 @@ const AlertmanagerEntry = z
       });
   });
 
+/** A provider identity and the aitia principal (a token name) behind it; see src/model/actors.ts for the matching. */
+const ActorEntry = z
+  .strictObject({
+    provider: z.enum(ACTOR_PROVIDERS),
+    user: z.string(),
+    principal: z.string().min(1, 'must name a token of the tokens file').max(128, 'at most 128 characters'),
+  })
+  .superRefine((e, ctx) => {
+    const k = actorKey(e.provider, e.user);
+    if (!k.ok) ctx.addIssue({ code: 'custom', path: ['user'], message: k.reason });
+  });
+
 const FileSchema = z.strictObject({
   notifications: z.array(NotificationEntry).default([]),
   alertmanager: AlertmanagerEntry.optional(),
-  /** Kept as written: the identities of people for a later issue. */
-  actors: z.array(z.unknown()).default([]),
+  actors: z.array(ActorEntry).default([]),
 });
 
 export interface NotificationTarget {
@@ -133,7 +145,8 @@ export interface AlertmanagerSpec {
 export interface IntegrationsSpec {
   notifications: NotificationTarget[];
   alertmanager: AlertmanagerSpec | null;
-  actors: unknown[];
+  /** Provider identities → principals; each principal is checked against the tokens at use. */
+  actors: ActorMappingEntry[];
 }
 
 export const NO_INTEGRATIONS: IntegrationsSpec = { notifications: [], alertmanager: null, actors: [] };
@@ -147,6 +160,8 @@ function where(doc: unknown, path: readonly PropertyKey[]): string {
     const entry = typeof name === 'string' ? `notifications[${index}] "${name}"` : `notifications[${index}]`;
     return `${entry}: ${rest.map(String).join('.') || 'entry'}`;
   }
+  if (top === 'actors' && typeof index === 'number')
+    return `actors[${index}]: ${rest.map(String).join('.') || 'entry'}`;
   return path.map(String).join('.') || 'document';
 }
 
@@ -198,7 +213,21 @@ export function loadIntegrationsFile(path: string): IntegrationsSpec {
       return fail(`alertmanager: ${(err as Error).message}`);
     }
   }
-  return { notifications, alertmanager, actors: parsed.data.actors };
+  return { notifications, alertmanager, actors: actorsOf(parsed.data.actors, fail) };
+}
+
+/** The entries in order; one identity mapped twice is an error naming both entries. */
+function actorsOf(list: z.infer<typeof ActorEntry>[], fail: (msg: string) => never): ActorMappingEntry[] {
+  const seen = new Map<string, number>();
+  return list.map((e, i) => {
+    const k = actorKey(e.provider, e.user);
+    const id = k.ok ? `${e.provider} ${k.key.user}!${k.key.tokenId ?? ''}` : `${e.provider} ${e.user}`;
+    const earlier = seen.get(id);
+    if (earlier !== undefined)
+      fail(`actors[${i}]: user: ${e.provider} ${JSON.stringify(e.user)} is already mapped by actors[${earlier}]`);
+    seen.set(id, i);
+    return { provider: e.provider, user: e.user, principal: e.principal };
+  });
 }
 
 /** The configured integrations, or none when the variable is unset. */

@@ -16,7 +16,7 @@ const file = (text: string) => {
 const KEY = 'k'.repeat(32);
 
 describe('the integrations file', () => {
-  it('reads webhook and Slack targets, the Alertmanager with secrets from files, and keeps actors as written', () => {
+  it('reads webhook and Slack targets, the Alertmanager with secrets from files, and maps the actors', () => {
     writeFileSync(join(dir, 'key'), `${KEY}\n`);
     writeFileSync(join(dir, 'am-pw'), 'hunter2\n');
     const spec = loadIntegrationsFile(
@@ -30,7 +30,8 @@ describe('the integrations file', () => {
           `  basic_auth: { username: aitia, password_file: ${join(dir, 'am-pw')} }`,
           '  labels: { instance: "{name}", vmid: "{attr.vmid}", job: "pve-{kind}" }',
           'actors:',
-          '  - { email: alice@lan }',
+          '  - { provider: proxmox, user: "rhodes@pve!ops", principal: rhodes }',
+          '  - { provider: vcenter, user: "VSPHERE.LOCAL\\\\svc-rhodes", principal: rhodes }',
         ].join('\n'),
       ),
     );
@@ -58,7 +59,10 @@ describe('the integrations file', () => {
       silenceDependents: true,
       receiverSecret: null,
     });
-    expect(spec.actors).toEqual([{ email: 'alice@lan' }]);
+    expect(spec.actors).toEqual([
+      { provider: 'proxmox', user: 'rhodes@pve!ops', principal: 'rhodes' },
+      { provider: 'vcenter', user: 'VSPHERE.LOCAL\\svc-rhodes', principal: 'rhodes' },
+    ]);
   });
 
   it('an empty file and an unset variable mean no integrations', () => {
@@ -132,6 +136,21 @@ describe('the integrations file', () => {
     [
       'alertmanager: { url: "https://am.lan", labels: { i: "{name}" }, basic_auth: { username: u, password: p }, bearer_token_file: /x }',
       /alertmanager\.bearer_token_file: give basic_auth or bearer_token_file, not both/,
+    ],
+    ['actors:\n  - { email: alice@lan }', /actors\[0\]: (provider|entry)/],
+    ['actors:\n  - { provider: xen, user: a, principal: b }', /actors\[0\]: provider: Invalid option/],
+    [
+      'actors:\n  - { provider: proxmox, user: rhodes, principal: b }',
+      /actors\[0\]: user: "rhodes" is not a Proxmox user@realm/,
+    ],
+    ['actors:\n  - { provider: proxmox, user: "a@pve!", principal: b }', /actors\[0\]: user: .*not a Proxmox/],
+    ['actors:\n  - { provider: vcenter, user: "A\\\\b@c", principal: b }', /actors\[0\]: user: .*not a vCenter/],
+    ['actors:\n  - { provider: vcenter, user: "", principal: b }', /actors\[0\]: user: must not be empty/],
+    ['actors:\n  - { provider: proxmox, user: a@pve, principal: "" }', /actors\[0\]: principal: must name a token/],
+    ['actors:\n  - { provider: proxmox, user: a@pve }', /actors\[0\]: principal/],
+    [
+      'actors:\n  - { provider: vcenter, user: "CORP\\\\Bob", principal: bob }\n  - { provider: vcenter, user: bob@corp, principal: eve }',
+      /actors\[1\]: user: vcenter "bob@corp" is already mapped by actors\[0\]/,
     ],
     ['slack: {}', /document: .*slack/],
     ['notifications: [', /cannot read it as YAML/],
