@@ -114,6 +114,8 @@ export interface ActionAuthorizedRecord {
   approvalId: string | null;
   inputsDigest: string;
   policyDigest: string;
+  /** The provider task the executor named (a Proxmox UPID, a vCenter `task-123`); absent on entries stored before it existed. */
+  providerTaskId?: string | null;
 }
 
 /**

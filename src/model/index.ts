@@ -20,6 +20,8 @@ export * from './collections.js';
 export * from './errors.js';
 export * from './transitions.js';
 export * from './coverage.js';
+export * from './actors.js';
+export * from './authorizations.js';
 export * from './graphql-enums.js';
 export * from './feed.js';
 export * from './declared.js';

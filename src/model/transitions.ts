@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { ActorKind, AttributionConfidence, EventRecord, EventType, StatusClass } from './events.js';
 import type { Kind } from './kinds.js';
 import type { UnknownBecause } from './coverage.js';
+import type { AttributionAuthorization, UnauthorizedAction } from './authorizations.js';
 
 /**
  * The domain of an observed state change: the change itself, its attribution (who or what caused
@@ -95,6 +96,10 @@ export interface Attribution {
    * and absent on attributions stored before it existed.
    */
   unknownBecause?: UnknownBecause | null;
+  /** The redeemed grant or reported auto action the change is credited to (correlator/authorization.ts); absent or null: none. */
+  authorization?: AttributionAuthorization | null;
+  /** Set when a mapped agent made the change and no authorization explains it; absent or null otherwise. */
+  unauthorized?: UnauthorizedAction | null;
 }
 
 /** An event already used to explain a transition `from → to` of the same resource. */
