@@ -1,0 +1,136 @@
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamCoverages } from '../../../src/graph/coverage.js';
+import { getTransition } from '../../../src/graph/transitions/read.js';
+import { proxmoxSource, type ProxmoxPassExtra } from '../../../src/ingest/proxmox/source.js';
+import { observe, type Observation } from '../../../src/pipeline/observe.js';
+import { useGraph } from '../../support/graph.js';
+import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
+import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../../support/proxmox-standin.js';
+import { taskEntry, taskListResponder, useEventCleanup } from '../../support/proxmox-tasks.js';
+
+/**
+ * Typed unknowns through the real pass against the Proxmox stand-in: pve1's task list does not
+ * answer (595, as Proxmox's proxy answers for a node it cannot reach) while web01 on pve1 is
+ * stopped by alice and esxi-nested01 on pve3 stops with no task. The first is `log_not_read`
+ * naming pve1's gap, the second `no_record`; once pve1 answers again the next pass reads the gap
+ * and web01's stop is explained again — high, alice@pve — with the first answer kept.
+ */
+const { driver, scope } = useGraph();
+useEventCleanup(driver, scope);
+const c = `lab-${scope}`;
+const id = (g: string) => `proxmox:${c}/${g}`;
+
+let standin: ProxmoxStandin;
+let entries: Array<Record<string, unknown>> = [];
+let poll2: Observation<ProxmoxPassExtra>;
+let poll3: Observation<ProxmoxPassExtra>;
+let poll1At: string;
+
+function withTasks(table: RouteTable): RouteTable {
+  for (const n of ['pve1', 'pve2', 'pve3'])
+    table.set(
+      `GET /nodes/${n}/tasks`,
+      taskListResponder(() => entries),
+    );
+  return table;
+}
+const deps = { driver, suppression: 'shadow' as const };
+const iso = (t: DateTime) => t.toISO({ suppressMilliseconds: true })!;
+
+beforeAll(async () => {
+  standin = await startProxmoxStandin();
+  standin.routes(withTasks(labRoutes(c)));
+  const p1 = await observe(deps, proxmoxSource(standinClient(standin)));
+  expect(p1.correlation.created).toEqual([]);
+  poll1At = p1.report.startedAt;
+
+  const now = DateTime.utc();
+  entries = [
+    taskEntry({ node: 'pve1', type: 'qmstop', id: '101', user: 'alice@pve', start: iso(now.minus({ seconds: 2 })) }),
+  ];
+  const second = labRoutes(c, {
+    patchListing: { 'qemu/101': { status: 'stopped' }, 'qemu/130': { status: 'stopped' } },
+  });
+  patchData(second, 'GET /nodes/pve1/qemu/101/status/current', { status: 'stopped', qmpstatus: 'stopped' });
+  patchData(second, 'GET /nodes/pve3/qemu/130/status/current', { status: 'stopped', qmpstatus: 'stopped' });
+  standin.routes(withTasks(second));
+  standin.fault('/nodes/pve1/tasks', { kind: 'status', status: 595, message: 'no route to host' });
+  poll2 = await observe(deps, proxmoxSource(standinClient(standin)));
+
+  // pve1 answers again: the next pass reads its task list from before the gap.
+  standin.clearFaults();
+  poll3 = await observe(deps, proxmoxSource(standinClient(standin)));
+}, 180_000);
+
+afterAll(async () => {
+  await standin?.close();
+});
+
+const created = (g: string) => poll2.correlation.created.find((t) => t.resourceId === id(g));
+
+describe('typed unknowns through the Proxmox pass', () => {
+  it("pve1's task list did not answer: the pass recorded the gap with its reason, the other nodes' reads as covered", async () => {
+    expect(poll2.extra.tasks.nodes.find((n) => n.node === 'pve1')).toMatchObject({
+      complete: false,
+      gap: { reason: 'source_unreachable' },
+    });
+    const streams = await streamCoverages(driver, {
+      source: `proxmox:${c}`,
+      since: poll1At,
+      until: iso(DateTime.utc()),
+    });
+    expect(streams.map((s) => s.node)).toEqual(['pve1', 'pve2', 'pve3']);
+    expect(streams[0]!.gaps[0]).toMatchObject({ reason: 'source_unreachable', detail: expect.stringContaining('595') });
+  });
+
+  it('the stop on the unreachable node is log_not_read, naming the gap and why', () => {
+    const t = created('qemu/101')!;
+    expect(t.attribution.confidence).toBe('none');
+    expect(t.attribution.unknownBecause).toMatchObject({
+      reason: 'log_not_read',
+      gapReason: 'source_unreachable',
+      node: 'pve1',
+      from: expect.any(String),
+      to: expect.any(String),
+    });
+    expect(t.narrative).toMatch(
+      /Unknown: the task log of pve1 for .* UTC could not be read \(pve1 unreachable\), so the cause may be there\./,
+    );
+    expect(t.narrative).toMatch(/the cause is unknown\.$/);
+  });
+
+  it('a stop on a node whose log was read completely, with nothing in it, is no_record', () => {
+    const t = created('qemu/130')!;
+    expect(t.attribution.confidence).toBe('none');
+    expect(t.attribution.unknownBecause).toMatchObject({ reason: 'no_record', node: 'pve3' });
+    expect(t.narrative).toMatch(
+      /No task or event explains this; the task log of pve3 for .* UTC was read completely\./,
+    );
+  });
+
+  it('the node back and its log read: the stop is explained again (high, alice@pve), the first answer kept', async () => {
+    expect(poll3.correlation.created).toEqual([]);
+    expect(poll3.reexplained.map((t) => t.resourceId)).toEqual([id('qemu/101')]);
+    const stored = (await getTransition(driver, created('qemu/101')!.id))!;
+    expect(stored.attribution).toMatchObject({ confidence: 'high', actor: 'alice@pve', unknownBecause: null });
+    expect(stored.narrative).toMatch(/Stopped by alice@pve/);
+    expect(stored.attributionHistory).toEqual([
+      expect.objectContaining({
+        attribution: expect.objectContaining({
+          confidence: 'none',
+          unknownBecause: expect.objectContaining({ reason: 'log_not_read' }),
+        }),
+        narrative: created('qemu/101')!.narrative,
+        replacedBecause: expect.stringMatching(/was read later/),
+      }),
+    ]);
+    // no_record is a finding, not a gap: it is not explained again.
+    expect((await getTransition(driver, created('qemu/130')!.id))!.attributionHistory).toBeUndefined();
+  });
+
+  it('a pass with nothing left to read explains nothing again', async () => {
+    const p4 = await observe(deps, proxmoxSource(standinClient(standin)));
+    expect(p4.reexplained).toEqual([]);
+  });
+});
