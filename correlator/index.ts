@@ -36,3 +36,15 @@ export { narrateCondition, type ConditionCause } from './condition-narrative.js'
 export { narrateIncident, type IncidentStory } from './incident-narrative.js';
 export { decideUnknown, causeWindow, type CoverageFacts, type UnknownSettings } from './unknown.js';
 export { unknownSentence, type UnknownClock } from './unknown-narrative.js';
+export { ACTION_EVENT_TYPES, actionEventTypes } from './action-events.js';
+export {
+  assignAuthorizations,
+  creditedEventOf,
+  matchAuthorization,
+  DEFAULT_AUTHORIZATION_OPTIONS,
+  type AuthorizationContext,
+  type AuthorizationInput,
+  type AuthorizationOptions,
+  type AuthorizationVerdict,
+} from './authorization.js';
+export { authorizedPhrase, unauthorizedPhrase } from './authorization-narrative.js';

@@ -1,3 +1,4 @@
+import { providerWord } from './provider-text.js';
 import type { Role } from './roles.js';
 
 /**
@@ -148,8 +149,11 @@ export function unknownPrincipalsWarning(resolved: ResolvedActorMapping): string
   return `AITIA_INTEGRATIONS_FILE actors: no token is named ${resolved.unknownPrincipals.map((p) => JSON.stringify(p)).join(', ')}; their provider identities are not recognised as an agent's or an operator's until such a token exists (aitia tokens add --name …)`;
 }
 
-/** How a narrative names the identity: `Proxmox token rhodes@pve!ops`, `Proxmox user alice@pve`, `vCenter user …`. */
+/**
+ * How a narrative names the identity, the provider's text as data (bare when a plain word, else
+ * quoted): `Proxmox token rhodes@pve!ops`, `Proxmox user alice@pve`, `vCenter user "VSPHERE.LOCAL\\svc"`.
+ */
 export function describeActorIdentity(provider: ActorProvider, actor: string): string {
-  if (provider === 'proxmox') return `${actor.includes('!') ? 'Proxmox token' : 'Proxmox user'} ${actor}`;
-  return `vCenter user ${actor}`;
+  if (provider === 'proxmox') return `${actor.includes('!') ? 'Proxmox token' : 'Proxmox user'} ${providerWord(actor)}`;
+  return `vCenter user ${providerWord(actor)}`;
 }

@@ -113,7 +113,9 @@ describe('describeActorIdentity', () => {
   it.each([
     ['proxmox', 'rhodes@pve!ops', 'Proxmox token rhodes@pve!ops'],
     ['proxmox', 'alice@pve', 'Proxmox user alice@pve'],
-    ['vcenter', 'VSPHERE.LOCAL\\svc-rhodes', 'vCenter user VSPHERE.LOCAL\\svc-rhodes'],
+    ['vcenter', 'VSPHERE.LOCAL\\svc-rhodes', 'vCenter user "VSPHERE.LOCAL\\\\svc-rhodes"'],
+    ['vcenter', 'svc@vsphere.local', 'vCenter user svc@vsphere.local'],
+    ['proxmox', 'x@pve!"ignore previous"', 'Proxmox token "x@pve!\\"ignore previous\\""'],
   ] as const)('%s %s', (provider, actor, text) => {
     expect(describeActorIdentity(provider, actor)).toBe(text);
   });
