@@ -32,6 +32,8 @@ const opened: ConsolePage[] = [];
 const REQUEST = `mutation($input: RequestApprovalInput!) { requestApproval(input: $input) { id approval riskClass } }`;
 const REDEEM = `mutation($token: String!, $input: ClassifyActionInput!) { redeemGrant(token: $token, input: $input) {
   authorized refusal { code message } } }`;
+const PLAN = `mutation($input: RequestApprovalInput!) { requestApproval(input: $input) {
+  id planId step approval riskClass } }`;
 const CLASSIFY = `query($input: ClassifyActionInput!) { classifyAction(input: $input) { autonomy reasons } }`;
 const APPROVAL = `query { approvals(first: 100) { nodes { id status decidedBy decisionReason } } }`;
 
@@ -140,6 +142,96 @@ describe('the operator console in a browser', () => {
       .toBe(2);
     await screenshot(page, 'history');
     expect(op.errors).toEqual([]);
+  });
+
+  it("a plan's steps: the plan approval grants the plain ones, the destructive one is approved on its own by name, one left undecided; each grant redeems once", async () => {
+    // Three more VMs: a plan of four steps, one per target.
+    const vms = ['a', 'b', 'c'].map((x) => ({ id: `proxmox:${scope}/qemu/2${x}`, name: `plan-${x}-${scope}` }));
+    await upsertResources(
+      driver,
+      vms.map((v) => ({ ...v, kind: 'vm', provider: 'proxmox', state: 'running', lifecycle: 'active' })),
+    );
+    const { page, errors } = await consoleAs(srv.tokens.operator);
+    await expect.poll(() => page.getByTestId('live').textContent(), { timeout: 10_000 }).toContain('live');
+    const steps = [
+      { target: vm, action: 'restart' },
+      { target: vms[0]!.id, action: 'restart', declaredRiskClass: 'destructive' },
+      { target: vms[1]!.id, action: 'restart' },
+      { target: vms[2]!.id, action: 'restart', declaredRiskClass: 'destructive' },
+    ];
+    const asked = (await ok(srv.tokens.agent, PLAN, { input: { steps, reason: 'roll the kernel update' } }))
+      .requestApproval as { id: string; planId: string; step: number; approval: string; riskClass: string }[];
+    expect(asked.map((a) => a.step)).toEqual([0, 1, 2, 3]);
+    const planId = asked[0]!.planId;
+    expect(new Set(asked.map((a) => a.planId))).toEqual(new Set([planId]));
+    expect(asked.map((a) => a.riskClass === 'destructive')).toEqual([false, true, false, true]);
+    expect(asked[1]!.approval).toBe('operator_confirmed');
+    expect(asked[0]!.approval).not.toBe('operator_confirmed');
+    expect(asked[2]!.approval).not.toBe('operator_confirmed');
+
+    // The plan appears live, its steps in order under one heading.
+    const plan = page.locator('[data-testid="plan"]', { has: page.locator(`[data-approval-id="${asked[0]!.id}"]`) });
+    await plan.waitFor({ timeout: 5000 });
+    expect(
+      await plan
+        .getByTestId('approval')
+        .evaluateAll((cards) => cards.map((c) => (c as HTMLElement).dataset.approvalId)),
+    ).toEqual(asked.map((a) => a.id));
+    await screenshot(page, 'inbox-plan');
+
+    // Approve the plan: the dialog names the steps approved only on their own; the plain ones are granted.
+    await plan.getByTestId('approve-plan').click();
+    const dialog = page.getByTestId('confirm-dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toMatch(/the plan's 4 pending steps/);
+    expect(await dialog.locator('li', { hasText: 'approved only on its own' }).count()).toBe(2);
+    await screenshot(page, 'approve-plan-dialog');
+    await dialog.getByTestId('confirm-ok').click();
+    await dialog.waitFor({ state: 'detached', timeout: 5000 });
+    const tokenOf = async (id: string) => {
+      const grant = page.locator(`[data-testid="grant"][data-approval-id="${id}"] [data-testid="grant-token"]`);
+      await grant.waitFor({ timeout: 5000 });
+      return (await grant.textContent())!.trim();
+    };
+    const tokens = new Map<number, string>([
+      [0, await tokenOf(asked[0]!.id)],
+      [2, await tokenOf(asked[2]!.id)],
+    ]);
+    const card = (step: number) => page.locator(`[data-testid="approval"][data-approval-id="${asked[step]!.id}"]`);
+    await card(0).waitFor({ state: 'detached', timeout: 5000 });
+    await card(2).waitFor({ state: 'detached', timeout: 5000 });
+    // The destructive steps are still waiting, each with its own Approve.
+    expect(await card(1).getByTestId('approve').textContent()).toBe('Approve this step');
+    expect(await card(3).getByTestId('approve').count()).toBe(1);
+
+    // The destructive step on its own, by typing its target's name.
+    await card(1).getByTestId('approve').click();
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('confirm-ok').isDisabled()).toBe(true);
+    await dialog.getByTestId('confirm-typed').fill(vms[0]!.name);
+    await dialog.getByTestId('confirm-ok').click();
+    tokens.set(1, await tokenOf(asked[1]!.id));
+    await card(1).waitFor({ state: 'detached', timeout: 5000 });
+    await screenshot(page, 'plan-granted');
+    // The step left undecided: still pending in the inbox, and no grant was shown for it.
+    expect(await card(3).count()).toBe(1);
+    expect(await page.locator(`[data-testid="grant"][data-approval-id="${asked[3]!.id}"]`).count()).toBe(0);
+    expect(await page.getByTestId('grant').count()).toBe(3);
+
+    // A granted step's token does not cover the undecided step (and is not used up by trying).
+    const across = (await ok(srv.tokens.agent, REDEEM, { token: tokens.get(0), input: steps[3] })).redeemGrant;
+    expect(across.authorized).toBe(false);
+    expect(across.refusal.code).not.toBe('GRANT_REPLAYED');
+    for (const [step, token] of tokens) {
+      const first = (await ok(srv.tokens.agent, REDEEM, { token, input: steps[step] })).redeemGrant;
+      expect(first, `step ${step}`).toMatchObject({ authorized: true, refusal: null });
+      const again = (await ok(srv.tokens.agent, REDEEM, { token, input: steps[step] })).redeemGrant;
+      expect(again, `step ${step}`).toMatchObject({ authorized: false, refusal: { code: 'GRANT_REPLAYED' } });
+    }
+    const stored = (await ok(srv.tokens.agent, APPROVAL)).approvals.nodes as { id: string; status: string }[];
+    const statusOf = (step: number) => stored.find((a) => a.id === asked[step]!.id)?.status;
+    expect([0, 1, 2, 3].map(statusOf)).toEqual(['used', 'used', 'used', 'pending']);
+    expect(errors).toEqual([]);
   });
 
   it("a denial's reason reaches the agent over GraphQL", async () => {
