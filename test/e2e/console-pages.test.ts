@@ -149,6 +149,10 @@ describe('the console pages on the demo', () => {
     await expect(page.locator('[data-testid="attributes"] tr[data-owner="provider"]').count()).resolves.toBeGreaterThan(
       0,
     );
+    // The owner is the API's (Resource.attributeOwners): the provider by name, as the row says.
+    const providerRow = page.locator('[data-testid="attributes"] tr[data-owner="provider"]').first();
+    await expect(providerRow.getAttribute('data-principal')).resolves.toBe('proxmox');
+    await expect(providerRow.locator('.owner').textContent()).resolves.toBe('provider (proxmox)');
     await page.getByTestId('incident-text').waitFor();
     await page.getByTestId('graph-legend').waitFor();
     await screenshot(page, 'resource-pve1');
