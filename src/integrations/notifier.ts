@@ -19,9 +19,12 @@ import { idempotencyKey } from './webhook-message.js';
  * in order, deliver each the target wants, and move the cursor only after a 2xx (an entry it does
  * not want is passed over). A failure is retried with full-jitter backoff; after the retry budget
  * the delivery is a dead letter (kept with its message, the cursor moved past it) and the loop goes
- * on. A target's deliveries are one at a time, so each arrives in feed order; a crash between a
- * 2xx and the cursor's write sends that one again (at-least-once: receivers drop a repeat by its
- * Idempotency-Key). Queued replays are sent first, once each. Run under the leader's lease
+ * on. A target's deliveries are one at a time, so each arrives in feed order. The cursor is written
+ * once per `cursorEvery` deliveries (and at the end of each batch, before a retry's wait, and on
+ * stop), not once per delivery: one Neo4j write per event held a queued feed to the speed of that
+ * round trip (npm run bench:notify compares the two). A crash after a 2xx and before the cursor's
+ * write sends those again — at most `cursorEvery` — which at-least-once allows: receivers drop a
+ * repeat by its Idempotency-Key. Queued replays are sent first, once each. Run under the leader's lease
  * (src/integrations/notifications-loop.ts), so the driver here is fenced.
  */
 
@@ -36,6 +39,8 @@ export interface NotifierOptions {
   timeoutMs?: number;
   /** Feed entries read at a time. */
   batch?: number;
+  /** Deliveries between cursor writes (1: after every delivery); default 50. */
+  cursorEvery?: number;
   random?: () => number;
 }
 
@@ -46,6 +51,7 @@ export function startNotifier(o: NotifierOptions): { stop(): Promise<void> } {
   const pollMs = o.pollMs ?? 1000;
   const timeoutMs = o.timeoutMs ?? 10_000;
   const batch = o.batch ?? 200;
+  const cursorEvery = Math.max(1, o.cursorEvery ?? 50);
   let stopped = false;
   const sleepers = new Set<() => void>();
   const sleep = (ms: number) =>
@@ -69,12 +75,18 @@ export function startNotifier(o: NotifierOptions): { stop(): Promise<void> } {
     }
   };
 
-  const deliver = async (t: NotificationTarget, m: NotificationMessage): Promise<Outcome> => {
+  const deliver = async (
+    t: NotificationTarget,
+    m: NotificationMessage,
+    beforeWait: () => Promise<void>,
+  ): Promise<Outcome> => {
     for (let attempts = 1; ; attempts++) {
       if (stopped) return { stopped: true };
       const error = await attempt(t, m);
       if (error === null) return { ok: true };
       if (!retryLeft(retry, attempts)) return { ok: false, error, attempts };
+      // What was delivered before this one is recorded before waiting (a long outage, a restart).
+      if (attempts === 1) await beforeWait();
       const wait = backoffMs(retry, attempts, o.random);
       o.log.warn(
         { target: t.name, seq: m.seq, event: m.event, attempts, error, retryInMs: wait },
@@ -101,35 +113,50 @@ export function startNotifier(o: NotifierOptions): { stop(): Promise<void> } {
     await replays(t);
     const cursor = await ensureNotificationCursor(o.driver, t.name);
     const entries = await readFeed(o.driver, { afterSeq: cursor, limit: batch });
+    // `passed`: handled (delivered, dead-lettered or not wanted); `written`: what the cursor holds.
     let passed = cursor;
-    for (const e of entries) {
-      const m = notificationOf(e);
-      if (!m || !t.events.includes(m.event)) {
+    let written = cursor;
+    let unwritten = 0;
+    const flush = async () => {
+      if (passed > written) await advanceNotificationCursor(o.driver, t.name, passed);
+      written = passed;
+      unwritten = 0;
+    };
+    try {
+      for (const e of entries) {
+        const m = notificationOf(e);
+        if (!m || !t.events.includes(m.event)) {
+          passed = e.seq;
+          continue;
+        }
+        const outcome = await deliver(t, m, flush);
+        if ('stopped' in outcome) return false;
+        if (!outcome.ok) {
+          const id = idempotencyKey(t.name, m.seq);
+          // Moves the cursor past it in its own transaction.
+          await recordDeadLetter(o.driver, {
+            id,
+            target: t.name,
+            seq: m.seq,
+            event: m.event,
+            resourceId: m.resourceId,
+            message: m,
+            attempts: outcome.attempts,
+            lastError: outcome.error,
+            at: new Date().toISOString(),
+          });
+          o.log.error({ target: t.name, id, event: m.event, error: outcome.error }, 'notification: dead letter');
+          written = passed = e.seq;
+          unwritten = 0;
+          continue;
+        }
         passed = e.seq;
-        continue;
+        if (++unwritten >= cursorEvery) await flush();
       }
-      if (passed > cursor) await advanceNotificationCursor(o.driver, t.name, passed);
-      const outcome = await deliver(t, m);
-      if ('stopped' in outcome) return false;
-      if (outcome.ok) await advanceNotificationCursor(o.driver, t.name, e.seq);
-      else {
-        const id = idempotencyKey(t.name, m.seq);
-        await recordDeadLetter(o.driver, {
-          id,
-          target: t.name,
-          seq: m.seq,
-          event: m.event,
-          resourceId: m.resourceId,
-          message: m,
-          attempts: outcome.attempts,
-          lastError: outcome.error,
-          at: new Date().toISOString(),
-        });
-        o.log.error({ target: t.name, id, event: m.event, error: outcome.error }, 'notification: dead letter');
-      }
-      passed = e.seq;
+    } finally {
+      // Stopped, failed or done: what was delivered is recorded (a failed write is retried next pass).
+      await flush().catch((err: unknown) => o.log.warn({ err, target: t.name }, 'notification: cursor not written'));
     }
-    if (passed > cursor) await advanceNotificationCursor(o.driver, t.name, passed);
     return entries.length === batch;
   };
 
