@@ -63,6 +63,8 @@ export const READ_PERMISSIONS: Readonly<Record<string, Permission | null>> = {
   ResourceEdge: 'resource:read',
   ResourceConnection: 'resource:read',
   Declaration: null,
+  // Only ever part of its Resource (attributeOwners): reading it needs what the resource needs.
+  AttributeOwner: null,
   Relationship: 'resource:read',
   PathStep: null,
   Reached: 'resource:read',
