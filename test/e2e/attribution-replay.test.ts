@@ -178,7 +178,7 @@ describe('GraphQL answers over HTTP', () => {
     ]);
     expect(t.narrative).toMatch(
       new RegExp(
-        `^vm web01 \\(${id('qemu/101')}\\) went running → stopped at .* UTC\\. Stopped by alice@pve — task qmstop \\(UPID:pve1:.*\\), .* UTC, OK\\. Confidence high: expected task type, \\d+ s before the observation\\.$`,
+        `^vm "web01" \\(${id('qemu/101')}\\) went running → stopped at .* UTC\\. Stopped by alice@pve — task qmstop \\(UPID:pve1:.*\\), .* UTC, OK\\. Confidence high: expected task type, \\d+ s before the observation\\.$`,
       ),
     );
   });

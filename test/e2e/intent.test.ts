@@ -244,7 +244,7 @@ describe('a human stop followed by a failing check', () => {
       },
     });
     expect(cond.narrative).toMatch(
-      /has a failing check since .* UTC \(suppressed: nobody paged\) — expected \(it runs on or depends on vm web01\): .*Stopped by alice@pve — task qmstop/,
+      /has a failing check since .* UTC \(suppressed: nobody paged\) — expected \(it runs on or depends on vm "web01"\): .*Stopped by alice@pve — task qmstop/,
     );
     expect(await openOf(services.on)).not.toContain('check_failing');
     const listed = await ok(
@@ -330,12 +330,12 @@ describe('incident context', () => {
     expect(ctx.conditions.filter((x: any) => x.type === 'check_failing')).toEqual([
       expect.objectContaining({ type: 'check_failing', suppressed: true }),
     ]);
-    expect(ctx.narrative).toContain(`Incident context for service pg-on-${scope}`);
-    expect(ctx.narrative).toMatch(/It depends on vm web01/);
+    expect(ctx.narrative).toContain(`Incident context for service "pg-on-${scope}"`);
+    expect(ctx.narrative).toMatch(/It depends on vm "web01"/);
     expect(ctx.narrative).toMatch(/Stopped by alice@pve — task qmstop/);
     expect(ctx.narrative).toMatch(/has a failing check since .* — expected/);
     expect(ctx.narrative).toMatch(
-      /In short: vm web01 running → stopped at .*: by alice@pve \(task qmstop .*, high confidence\) — expected: an intentional change\.$/,
+      /In short: vm "web01" running → stopped at .*: by alice@pve \(task qmstop .*, high confidence\) — expected: an intentional change\.$/,
     );
   });
 
@@ -345,7 +345,9 @@ describe('incident context', () => {
     expect(d.incidentContext.transitions).toEqual([
       expect.objectContaining({ attribution: { confidence: 'none', actor: null } }),
     ]);
-    expect(d.incidentContext.narrative).toMatch(/In short: vm esxi-nested01 running → stopped at .*: cause unknown\.$/);
+    expect(d.incidentContext.narrative).toMatch(
+      /In short: vm "esxi-nested01" running → stopped at .*: cause unknown\.$/,
+    );
   });
 
   it('is bounded and validated, naming the argument; the scheduler and ingesters may not ask', async () => {

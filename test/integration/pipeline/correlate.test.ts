@@ -81,7 +81,7 @@ describe('correlateChanges (the pipeline step)', () => {
       decision: { decision: 'open_incident', wouldHaveSuppressed: expect.stringContaining('Stopped by alice@pve') },
     });
     expect(t.narrative).toBe(
-      `vm web-101-${scope} (${vmId('101')}) went running → stopped at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (${stop.id}), 02:08:29–02:08:30 UTC, OK. Confidence high: expected task type, 1 s before the observation.`,
+      `vm "web-101-${scope}" (${vmId('101')}) went running → stopped at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (${stop.id}), 02:08:29–02:08:30 UTC, OK. Confidence high: expected task type, 1 s before the observation.`,
     );
     const { records } = await driver.executeQuery(
       'MATCH (t:Transition {id: $id})-[:OF]->(r:Resource) RETURN r.id AS rid, t.confidence AS c, t.eventIds AS ids, t.decisionReasons AS reasons',

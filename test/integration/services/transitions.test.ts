@@ -72,7 +72,7 @@ describe('the narrative in a zone', () => {
 
   it('reads the resource from the graph by default', async () => {
     expect(await narrativeInZone(deps, agent, { ...input, zone: 'UTC' })).toMatch(
-      new RegExp(`^vm web-${scope} \\(proxmox:${scope}/qemu/101\\)`),
+      new RegExp(`^vm "web-${scope}" \\(proxmox:${scope}/qemu/101\\)`),
     );
   });
 
