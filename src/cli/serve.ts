@@ -118,6 +118,8 @@ export const serveCommand: CliCommand = {
       maxBodyBytes: config.maxBodyBytes,
       corsOrigins: config.corsOrigins,
       pushSources,
+      // Once listening, the console's queries run in the background, so its first page is not slow.
+      warmUp: true,
       // Alertmanager's webhook receiver maps alerts by the same labels the silences use.
       alertReceiver: {
         labels: integrations.alertmanager?.labels ?? {},
