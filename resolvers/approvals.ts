@@ -20,7 +20,8 @@ export const approvalResolvers: Resolvers = {
     deny: (_p, args, ctx) => deny(ctx.deps, ctx.principal, args),
     redeemGrant: (_p, args, ctx) => redeemGrant(ctx.deps, ctx.principal, args),
     setAutonomy: (_p, args, ctx) => setAutonomy(ctx.deps, ctx.principal, args),
-    reportActionTaken: (_p, { input }, ctx) => reportActionTaken(ctx.deps, ctx.principal, input),
+    reportActionTaken: (_p, { input, providerTaskId }, ctx) =>
+      reportActionTaken(ctx.deps, ctx.principal, input, { providerTaskId }),
   },
   Subscription: {
     approvalChanged: {

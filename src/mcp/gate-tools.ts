@@ -138,7 +138,7 @@ export const reportActionTakenTool = defineTool({
   input: I.ReportActionTakenIn,
   output: A.ActionAuthorizedOut,
   annotations: RECORD,
-  run: (deps, principal, input) => reportActionTaken(deps, principal, input),
+  run: (deps, principal, { providerTaskId, ...input }) => reportActionTaken(deps, principal, input, { providerTaskId }),
 });
 
 export const replayDecisionTool = defineTool({

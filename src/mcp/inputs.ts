@@ -160,7 +160,9 @@ export const RedeemGrantIn = narrow(G.MutationRedeemGrantArgs, { input: Classify
 
 export const SetAutonomyIn = G.MutationSetAutonomyArgs;
 
-/** reportActionTaken(input:) takes classifyAction's input, flat. */
-export const ReportActionTakenIn = ClassifyActionIn;
+/** reportActionTaken(input:, providerTaskId:) takes classifyAction's input flat, with providerTaskId beside it. */
+export const ReportActionTakenIn = ClassifyActionIn.extend({
+  providerTaskId: G.MutationReportActionTakenArgs.shape.providerTaskId,
+});
 
 export const ReplayDecisionIn = G.QueryReplayDecisionArgs;

@@ -17,6 +17,7 @@ import { decide, policyOf } from './gate.js';
 import type { ClassifyActionArgs } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
 import { inputsDigestKey } from './inputs-digest.js';
+import { parseProviderTaskId } from './provider-task.js';
 
 /** The ok line's detail: the authorization recorded. */
 const detailOf = (a: ActionAuthorizedRecord) => `${a.id}: ${a.action} auto`;
@@ -40,11 +41,14 @@ function notAuto(d: Decision, action: string, targetId: string): AitiaError {
  * breaker read. The last answer and the record are one transaction under the kill switch's lock,
  * so concurrent reports inside a cooldown record one, and the breaker never overshoots
  * `max_auto_actions`. Anything else is CONFLICT: it needed an approval and a redeemed grant.
+ * `providerTaskId` (the task's UPID or vCenter key, when the executor has it) is kept on the
+ * record, so the change it caused is credited to this report exactly.
  */
 export function reportActionTaken(
   deps: ServiceDeps,
   principal: Principal,
   input: ClassifyActionArgs,
+  extra: { providerTaskId?: string | null } = {},
 ): Promise<ActionAuthorizedRecord> {
   let targetIds: string[] = [];
   const run = async (ok: AuditOk): Promise<ActionAuthorizedRecord> => {
@@ -52,6 +56,7 @@ export function reportActionTaken(
     const { policy: rules, digest } = policyOf(deps);
     const { request, asked, classification: c } = await decide(deps, input, 'input');
     targetIds = [c.target.id];
+    const providerTaskId = parseProviderTaskId(extra.providerTaskId, 'providerTaskId', c.target.id);
     // Refused without the lock when the gate already says no; an auto answer is asked again under it.
     if (c.autonomy !== 'auto' || c.blocked) throw notAuto(c, request.action, c.target.id);
     const at = asked.at ?? nowOf(deps);
@@ -68,6 +73,7 @@ export function reportActionTaken(
       approvalId: null,
       inputsDigest: inputsDigestOf(inputs, digestKey),
       policyDigest: digest,
+      providerTaskId,
     };
     const outcome = await recordAutoAuthorization(
       deps.driver,
@@ -89,5 +95,7 @@ export function reportActionTaken(
     if (outcome.record === null) throw notAuto(outcome.result, request.action, c.target.id);
     return outcome.record;
   };
-  return audited(deps, principal, 'reportActionTaken', () => targetIds, run, detailOf, { args: input });
+  return audited(deps, principal, 'reportActionTaken', () => targetIds, run, detailOf, {
+    args: extra.providerTaskId === undefined ? input : { ...input, providerTaskId: extra.providerTaskId },
+  });
 }

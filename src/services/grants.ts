@@ -9,6 +9,7 @@ import { type AuditOk, audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { policyOf } from './gate.js';
 import { parseClassifyInput, resolveGateTarget, type ClassifyActionArgs } from './gate-input.js';
+import { parseProviderTaskId } from './provider-task.js';
 import { assertCan, type Principal } from './permissions.js';
 
 /*
@@ -31,12 +32,14 @@ const GRANT_TOKEN = /^aitia-grant-[A-Za-z0-9_-]{43}$/;
 /**
  * Redeems a grant for the action presented (executors: agent or ingester). The presented input is
  * validated and its target resolved as classifyAction does; the grant must be bound to exactly it.
- * A refusal uses nothing up and is audited as refused with its code.
+ * A refusal uses nothing up and is audited as refused with its code. `providerTaskId` (a UPID or a
+ * vCenter task key, when the executor already has it) is kept on the authorization, so the change
+ * its task causes is credited to this grant exactly (correlator/authorization.ts).
  */
 export async function redeemGrant(
   deps: ServiceDeps,
   principal: Principal,
-  args: { token: string; input: ClassifyActionArgs },
+  args: { token: string; input: ClassifyActionArgs; providerTaskId?: string | null },
 ): Promise<RedeemResult> {
   let targetIds: string[] = [];
   const run = async (ok: AuditOk): Promise<RedeemResult> => {
@@ -47,6 +50,7 @@ export async function redeemGrant(
     const request = parseClassifyInput(args.input);
     const target = await resolveGateTarget(deps, args.input.target, 'input.target');
     targetIds = [target.facts.id];
+    const providerTaskId = parseProviderTaskId(args.providerTaskId, 'providerTaskId', target.facts.id);
     const inputs = boundInputsOf(request, target.facts.id);
     const digestKey = await inputsDigestKey(deps);
     const { digest } = policyOf(deps);
@@ -80,6 +84,7 @@ export async function redeemGrant(
         approvalId: approval.id,
         inputsDigest: inputsDigestOf(inputs, digestKey),
         policyDigest: digest,
+        providerTaskId,
       }),
       // The grant used, the authorization and its audit line commit together.
       (auth) => ok.entry(`authorized ${auth.id} by grant of ${auth.approvalId}`),
