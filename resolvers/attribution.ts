@@ -1,5 +1,6 @@
 import type { Resolvers } from '../src/generated/graphql.js';
 import type { TransitionRecord } from '../src/model/index.js';
+import { attributionCoverage } from '../src/services/coverage.js';
 import { ingestVcenterEvents } from '../src/services/ingest.js';
 import {
   events,
@@ -27,6 +28,7 @@ export const attributionResolvers: Resolvers = {
         zone,
         readResource: readResource(ctx),
       }),
+    attributionHistory: (t) => t.attributionHistory ?? [],
   },
   Event: {
     resource: (e, _a, ctx) => (e.resourceId ? ctx.loaders.resourceById.load(e.resourceId) : null),
@@ -54,6 +56,7 @@ export const attributionResolvers: Resolvers = {
     events: (_p, args, ctx) => events(ctx.deps, ctx.principal, args),
     explainTransition: (_p, args, ctx) => explainTransition(ctx.deps, ctx.principal, args),
     stateAt: (_p, args, ctx) => stateAt(ctx.deps, ctx.principal, args),
+    attributionCoverage: (_p, args, ctx) => attributionCoverage(ctx.deps, ctx.principal, args),
   },
   Mutation: {
     ingestVcenterEvents: (_p, args, ctx) => ingestVcenterEvents(ctx.deps, ctx.principal, args),

@@ -1,4 +1,13 @@
-import { checkTarget, type ConditionType } from '../model/index.js';
+import { z } from 'zod';
+import * as G from '../generated/mcp-inputs.js';
+import {
+  AttributionConfidenceSchema,
+  checkTarget,
+  type ConditionType,
+  LOG_GAP_REASONS,
+  UNKNOWN_REASONS,
+} from '../model/index.js';
+import { attributionCoverage } from '../services/coverage.js';
 import { auditLog } from '../services/audit.js';
 import { checks } from '../services/checks.js';
 import { healthSummary, openConditions } from '../services/health.js';
@@ -146,6 +155,50 @@ export const incidentContextTool = defineTool({
     const found = await incidentContext(deps, principal, input);
     return { ...found, conditions: found.conditions.map((c) => ({ ...c, type: c.type as ConditionType })) };
   },
+});
+
+const LogGapOut = z.object({
+  from: R.Time,
+  to: R.Time,
+  reason: z.enum(LOG_GAP_REASONS),
+  detail: z.string(),
+  at: R.Time,
+});
+
+const AttributionCoverageOut = z.object({
+  since: R.Time,
+  until: R.Time.describe('The end of the window (now, when asked for later).'),
+  source: z.string().nullable(),
+  transitions: z.number().int(),
+  byConfidence: z.array(z.object({ confidence: AttributionConfidenceSchema, count: z.number().int() })),
+  byUnknownBecause: z
+    .array(z.object({ reason: z.enum(UNKNOWN_REASONS), count: z.number().int() }))
+    .describe('none and medium transitions by why no cause is established.'),
+  unclassified: z.number().int().describe('none/medium transitions stored before unknownBecause existed.'),
+  streams: z.array(
+    z.object({
+      stream: z.string(),
+      source: z.string(),
+      node: z.string().nullable(),
+      coveredSeconds: z.number(),
+      windowSeconds: z.number(),
+      share: z.number().describe('Share of the window this log was read completely, 0–1.'),
+      gaps: z.array(LogGapOut).describe('Failed reads overlapping the window, newest first.'),
+    }),
+  ),
+});
+
+export const attributionCoverageTool = defineTool({
+  name: 'attribution_coverage',
+  title: 'What aitia could know',
+  description:
+    'For a window (and one source, or all): the transitions by confidence and by why no cause is established (unknownBecause: no_record = the log was read completely and holds nothing; log_not_read = part was not read, the cause may be there; beyond_retention; clock_uncertain; no_log_for_kind), and the share of the window each provider log (a Proxmox node’s task list, a vCenter’s event log) was read completely, with the failed reads.',
+  permission: 'transition:read',
+  graphql: 'Query.attributionCoverage',
+  input: G.QueryAttributionCoverageArgs,
+  output: AttributionCoverageOut,
+  annotations: READ,
+  run: (deps, principal, input) => attributionCoverage(deps, principal, input),
 });
 
 export const auditLogTool = defineTool({

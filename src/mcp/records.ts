@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  LOG_GAP_REASONS,
+  UNKNOWN_REASONS,
   ActorKindSchema,
   AttributeOwnerKindSchema,
   AttributionConfidenceSchema,
@@ -133,6 +135,23 @@ export const AttributionOut = z.object({
   lookbackSeconds: z.number().int(),
   reason: z.string(),
   events: z.array(AttributionEventOut),
+  unknownBecause: z
+    .object({
+      reason: z.enum(UNKNOWN_REASONS),
+      from: Time.nullable(),
+      to: Time.nullable(),
+      gapReason: z.enum(LOG_GAP_REASONS).nullable(),
+      node: z.string().nullable(),
+      detail: z.string().nullable(),
+      horizon: Time.nullable(),
+      clockOffsetSeconds: z.number().nullable(),
+      toleranceSeconds: z.number().nullable(),
+    })
+    .nullable()
+    .default(null)
+    .describe(
+      'On none and medium: why no cause is established — no_record (the log was read completely), log_not_read (from/to/gapReason: the part not read), beyond_retention, clock_uncertain, no_log_for_kind.',
+    ),
 });
 
 export const TransitionDecisionOut = z.object({

@@ -38,6 +38,7 @@ const { calls, recorded } = vi.hoisted(() => {
 vi.mock('../../../src/services/resources.js', async (orig) => recorded('resources', await orig()));
 vi.mock('../../../src/services/relationships.js', async (orig) => recorded('relationships', await orig()));
 vi.mock('../../../src/services/transitions.js', async (orig) => recorded('transitions', await orig()));
+vi.mock('../../../src/services/coverage.js', async (orig) => recorded('coverage', await orig()));
 vi.mock('../../../src/services/health.js', async (orig) => recorded('health', await orig()));
 vi.mock('../../../src/services/checks.js', async (orig) => recorded('checks', await orig()));
 vi.mock('../../../src/services/gate.js', async (orig) => recorded('gate', await orig()));
@@ -72,6 +73,10 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
   state_at: {
     mcp: { resourceId: 'vm:web01', at: '2026-05-14T02:08:31Z' },
     graphql: { resourceId: 'vm:web01', at: '2026-05-14T02:08:31Z' },
+  },
+  attribution_coverage: {
+    mcp: { since: '2026-05-14T00:00:00Z', until: '2026-05-14T03:00:00Z' },
+    graphql: { since: '2026-05-14T00:00:00Z', until: '2026-05-14T03:00:00Z' },
   },
   health_summary: { mcp: {}, graphql: {} },
   open_conditions: { mcp: {}, graphql: {} },

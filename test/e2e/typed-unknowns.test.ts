@@ -1,20 +1,22 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamCoverages } from '../../../src/graph/coverage.js';
-import { getTransition } from '../../../src/graph/transitions/read.js';
-import { proxmoxSource, type ProxmoxPassExtra } from '../../../src/ingest/proxmox/source.js';
-import { observe, type Observation } from '../../../src/pipeline/observe.js';
-import { useGraph } from '../../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
-import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../../support/proxmox-tasks.js';
+import { streamCoverages } from '../../src/graph/coverage.js';
+import { getTransition } from '../../src/graph/transitions/read.js';
+import { proxmoxSource, type ProxmoxPassExtra } from '../../src/ingest/proxmox/source.js';
+import { observe, type Observation } from '../../src/pipeline/observe.js';
+import { useGraph } from '../support/graph.js';
+import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
+import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../support/proxmox-standin.js';
+import { taskEntry, taskListResponder, useEventCleanup } from '../support/proxmox-tasks.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
  * Typed unknowns through the real pass against the Proxmox stand-in: pve1's task list does not
  * answer (595, as Proxmox's proxy answers for a node it cannot reach) while web01 on pve1 is
  * stopped by alice and esxi-nested01 on pve3 stops with no task. The first is `log_not_read`
  * naming pve1's gap, the second `no_record`; once pve1 answers again the next pass reads the gap
- * and web01's stop is explained again — high, alice@pve — with the first answer kept.
+ * and web01's stop is explained again — high, alice@pve — with the first answer kept. The answers
+ * are read over HTTP GraphQL too (transition, attributionCoverage).
  */
 const { driver, scope } = useGraph();
 useEventCleanup(driver, scope);
@@ -22,6 +24,7 @@ const c = `lab-${scope}`;
 const id = (g: string) => `proxmox:${c}/${g}`;
 
 let standin: ProxmoxStandin;
+let srv: TestServer;
 let entries: Array<Record<string, unknown>> = [];
 let poll2: Observation<ProxmoxPassExtra>;
 let poll3: Observation<ProxmoxPassExtra>;
@@ -40,6 +43,7 @@ const iso = (t: DateTime) => t.toISO({ suppressMilliseconds: true })!;
 
 beforeAll(async () => {
   standin = await startProxmoxStandin();
+  srv = await startTestServer(driver);
   standin.routes(withTasks(labRoutes(c)));
   const p1 = await observe(deps, proxmoxSource(standinClient(standin)));
   expect(p1.correlation.created).toEqual([]);
@@ -64,6 +68,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await srv?.close();
   await standin?.close();
 });
 
@@ -132,5 +137,66 @@ describe('typed unknowns through the Proxmox pass', () => {
   it('a pass with nothing left to read explains nothing again', async () => {
     const p4 = await observe(deps, proxmoxSource(standinClient(standin)));
     expect(p4.reexplained).toEqual([]);
+  });
+});
+
+describe('over GraphQL', () => {
+  it('transition(id) answers unknownBecause and the attribution history', async () => {
+    const { status, body } = await srv.gql(
+      srv.tokens.agent,
+      `query($id: ID!) { transition(id: $id) {
+        attribution { confidence actor unknownBecause { reason } }
+        attributionHistory { attribution { confidence unknownBecause { reason from to gapReason node detail } } narrative replacedAt replacedBecause }
+      } }`,
+      { id: created('qemu/101')!.id },
+    );
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const t = body.data.transition;
+    expect(t.attribution).toEqual({ confidence: 'high', actor: 'alice@pve', unknownBecause: null });
+    expect(t.attributionHistory).toHaveLength(1);
+    expect(t.attributionHistory[0].attribution.unknownBecause).toMatchObject({
+      reason: 'log_not_read',
+      gapReason: 'source_unreachable',
+      node: 'pve1',
+    });
+  });
+
+  it('attributionCoverage: transitions by confidence and unknownBecause, each node log’s share read', async () => {
+    const { status, body } = await srv.gql(
+      srv.tokens.agent,
+      `query($since: DateTime!, $until: DateTime, $source: String) { attributionCoverage(since: $since, until: $until, source: $source) {
+        source transitions byConfidence { confidence count } byUnknownBecause { reason count } unclassified
+        streams { stream node share coveredSeconds windowSeconds gaps { reason detail } }
+      } }`,
+      // An hour before the first poll (its backfill read a day) to the last pass.
+      {
+        since: iso(DateTime.fromISO(poll1At).minus({ hours: 1 })),
+        until: poll3.report.startedAt,
+        source: `proxmox:${c}`,
+      },
+    );
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const a = body.data.attributionCoverage;
+    expect(a.source).toBe(`proxmox:${c}`);
+    expect(a.transitions).toBe(2);
+    expect(a.byConfidence).toEqual([
+      { confidence: 'high', count: 1 },
+      { confidence: 'none', count: 1 },
+    ]);
+    expect(a.byUnknownBecause).toEqual([{ reason: 'no_record', count: 1 }]);
+    expect(a.unclassified).toBe(0);
+    expect(a.streams.map((s: { node: string }) => s.node)).toEqual(['pve1', 'pve2', 'pve3']);
+    for (const s of a.streams) expect(s.share).toBeGreaterThan(0.99);
+    expect(a.streams[0].gaps).toEqual([{ reason: 'source_unreachable', detail: expect.stringContaining('595') }]);
+  });
+
+  it('a bad window is refused naming the field', async () => {
+    const { body } = await srv.gql(
+      srv.tokens.agent,
+      `{ attributionCoverage(since: "2026-05-14T03:00:00Z", until: "2026-05-14T02:00:00Z") { transitions } }`,
+    );
+    expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'until' });
   });
 });
