@@ -45,6 +45,7 @@ export function declaredAttributeProperties(attributes: Attributes, declaredBy: 
  */
 export const PROVIDER_WRITE_CLEARS_WRITERS = `FOREACH (k IN [k IN row.attrKeys WHERE r['${ATTRIBUTE_WRITER_PREFIX}' + k] IS NOT NULL] |
       REMOVE r['${ATTRIBUTE_WRITER_PREFIX}' + k])`;
+
 /**
  * Merges an agent's or operator's attributes into a resource. Owned keys are stripped and listed;
  * an invalid key or value refuses the whole update (nothing written), an operator-owned key from
