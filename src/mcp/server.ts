@@ -12,6 +12,7 @@ import { withNeo4jDeadline } from '../services/deadline.js';
 import { can, type Principal } from '../services/permissions.js';
 import { PAGE } from './inputs.js';
 import { type Tool, TOOLS } from './tools.js';
+import { answerText } from './text-content.js';
 
 /** No tool answer is larger than this much JSON; a larger one is refused with how to narrow it. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
@@ -109,7 +110,7 @@ export async function callTool(
   if (!parsed.success) return toolError(tool, inputError(parsed.error.issues));
   try {
     const answer = tool.output.parse(await withNeo4jDeadline(deps, () => tool.run(deps, principal, parsed.data)));
-    const text = JSON.stringify(answer);
+    const text = answerText(answer);
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > MAX_ANSWER_BYTES) return toolError(tool, tooLarge(tool, bytes));
     return { content: [{ type: 'text', text }], structuredContent: answer };
