@@ -29,7 +29,8 @@ import { assertCan, type Principal } from './permissions.js';
  * answer never waits long and nothing accepted is dropped.
  */
 
-export const DEFAULT_ENRICH_BUDGET_MS = 3000;
+/** Long enough for the few bounded reads on a loaded Neo4j; short beside Alertmanager's retry of a webhook. */
+export const DEFAULT_ENRICH_BUDGET_MS = 10_000;
 
 /** The feed's resource id for an alert that names nothing aitia holds. */
 export const UNMATCHED_ALERT_RESOURCE = 'alertmanager:unmatched';

@@ -78,10 +78,14 @@ async function waitReady(url: string, proc: ChildProcess, log: () => string): Pr
   throw new Error(`alertmanager not ready within 20 s: ${log()}`);
 }
 
-export async function startAlertmanager(bin: string): Promise<RunningAlertmanager> {
+/** `options.config(dir)`: the configuration to start with (default: one blackhole receiver), given its own folder for files it names. */
+export async function startAlertmanager(
+  bin: string,
+  options: { config?: (dir: string) => string } = {},
+): Promise<RunningAlertmanager> {
   const dir = mkdtempSync(join(tmpdir(), 'aitia-am-'));
   const config = join(dir, 'alertmanager.yml');
-  writeFileSync(config, CONFIG);
+  writeFileSync(config, options.config?.(dir) ?? CONFIG);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let proc: ChildProcess | null = null;
