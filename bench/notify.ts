@@ -9,8 +9,9 @@
  *   as it is now (once per 50 deliveries and at the end of each batch). Per event: feed append
  *   (its transaction's commit) → receipt at the receiver, p50/p99; throughput over the drain;
  *   Neo4j statements the notifier ran per event; every event must arrive exactly once, in order.
- * - Live: 300 entries appended one at a time, 20 ms apart, to a running, caught-up notifier
- *   (default 1 s poll, as `aitia serve` runs it): change → receiver p50/p99.
+ * - Live: 300 entries appended one at a time, 20 ms apart, to a running, caught-up notifier:
+ *   change → receiver p50/p99, polling the feed every second (as it did) vs woken by the feed
+ *   tail's bus as `aitia serve` runs it now (the tail reads the store every 250 ms).
  *
  * Ends with `RESULT notify p50_ms=… p99_ms=… per_s=… events=10000 …` (the queued drain as it is
  * now). Options (environment): NEO4J_URI to use an existing Neo4j; AITIA_BENCH_EVENTS (10000).
@@ -24,6 +25,7 @@ import type { NotificationTarget } from '../src/integrations/integrations-file.j
 import { startNotifier } from '../src/integrations/notifier.js';
 import { verifyWebhook } from '../src/integrations/webhook-message.js';
 import { createLogger } from '../src/log.js';
+import { createFeedBus, startFeedTail } from '../src/pipeline/bus.js';
 import { benchNeo4j, fmt, percentile } from './support.js';
 
 const EVENTS = Number(process.env.AITIA_BENCH_EVENTS ?? 10_000);
@@ -203,14 +205,22 @@ async function queued(mode: string, cursorEvery: number, events = EVENTS): Promi
   return measure(name, appendedAt, startedAt, counted.statements());
 }
 
-/** A caught-up notifier, entries appended one at a time. */
-async function live(): Promise<Measured> {
-  const name = `${run}-live`;
+/** A caught-up notifier, entries appended one at a time; `woken`: by a feed tail, as serve runs it. */
+async function live(mode: string, woken: boolean): Promise<Measured> {
+  const name = `${run}-live-${mode}`;
   const resource = `manual:vm/${name}`;
   await ensureNotificationCursor(neo.driver, name);
   const counted = counting(neo.driver);
+  const bus = createFeedBus();
+  const tail = woken ? startFeedTail(neo.driver, bus) : null;
   const startedAt = performance.now();
-  const notifier = startNotifier({ driver: counted.driver, targets: [targetOf(name)], publicUrl: url, log });
+  const notifier = startNotifier({
+    driver: counted.driver,
+    targets: [targetOf(name)],
+    publicUrl: url,
+    log,
+    wake: woken ? bus : undefined,
+  });
   const appendedAt = new Map<number, number>();
   try {
     for (let i = 0; i < LIVE; i++) {
@@ -222,6 +232,7 @@ async function live(): Promise<Measured> {
     );
   } finally {
     await notifier.stop();
+    await tail?.stop();
   }
   return measure(name, appendedAt, startedAt, counted.statements());
 }
@@ -237,7 +248,8 @@ try {
   await queued('warmup', 50, 1000);
   const before = await queued('per-event-cursor', 1);
   const now = await queued('batched-cursor', 50);
-  const steady = await live();
+  const polled = await live('polled', false);
+  const steady = await live('woken', true);
   console.log(
     `\nqueued: ${EVENTS} events appended, then drained (latency = append commit → receipt, so it includes the wait in the queue)`,
   );
@@ -246,16 +258,18 @@ try {
   console.log(
     `  → ${fmt(now.perS / before.perS, 2)}× the throughput; drain ${fmt(before.drainMs / 1000, 1)} s → ${fmt(now.drainMs / 1000, 1)} s`,
   );
-  console.log(`\nlive: ${LIVE} events appended 20 ms apart to a caught-up notifier (1 s poll, as aitia serve runs it)`);
-  console.log(row('change → receiver', steady));
+  console.log(`\nlive: ${LIVE} events appended 20 ms apart to a caught-up notifier, change → receiver`);
+  console.log(row('polling every 1 s (before)', polled));
+  console.log(row('woken by the feed tail (now)', steady));
   console.log(`\nsignatures checked on a sample: ${checked > 0 ? Math.ceil(checked / 100) : 0}, bad: ${badSignatures}`);
-  const ok = [before, now, steady].every((m) => m.duplicates === 0 && m.inOrder) && badSignatures === 0;
+  const ok = [before, now, polled, steady].every((m) => m.duplicates === 0 && m.inOrder) && badSignatures === 0;
   if (!ok) exit = 1;
   console.log(
     `RESULT notify p50_ms=${fmt(now.p50, 0)} p99_ms=${fmt(now.p99, 0)} per_s=${fmt(now.perS, 0)} events=${EVENTS} ` +
       `before_per_s=${fmt(before.perS, 0)} before_p50_ms=${fmt(before.p50, 0)} before_p99_ms=${fmt(before.p99, 0)} ` +
       `statements_per_event=${fmt(now.statementsPerEvent, 3)} before_statements_per_event=${fmt(before.statementsPerEvent, 3)} ` +
-      `live_p50_ms=${fmt(steady.p50, 0)} live_p99_ms=${fmt(steady.p99, 0)} exactly_once_in_order=${ok ? 'yes' : 'no'}`,
+      `live_p50_ms=${fmt(steady.p50, 0)} live_p99_ms=${fmt(steady.p99, 0)} ` +
+      `live_polled_p50_ms=${fmt(polled.p50, 0)} live_polled_p99_ms=${fmt(polled.p99, 0)} exactly_once_in_order=${ok ? 'yes' : 'no'}`,
   );
 } catch (err) {
   console.error(err);

@@ -188,6 +188,8 @@ export const serveCommand: CliCommand = {
       publicUrl: config.publicUrl,
       lease,
       log,
+      // Woken by the feed tail as entries are stored, so a change reaches people within a tail tick.
+      wake: bus,
     });
     // Alertmanager silences for intentional changes, from the same feed, on the leader only.
     const silencing = startAlertmanagerSilencing({

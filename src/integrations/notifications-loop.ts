@@ -18,6 +18,8 @@ export function startNotifications(options: {
   publicUrl: string;
   lease: LeaseSettings;
   log: Logger;
+  /** This process's feed bus: a new entry wakes the notifier instead of its next poll. */
+  wake?: NotifierOptions['wake'];
   tuning?: Pick<NotifierOptions, 'retry' | 'pollMs' | 'timeoutMs' | 'batch' | 'random'>;
 }): { stop(): Promise<void> } {
   const { integrations, log } = options;
@@ -37,6 +39,7 @@ export function startNotifications(options: {
         targets: integrations.notifications,
         publicUrl: options.publicUrl,
         log,
+        wake: options.wake,
         ...options.tuning,
       }),
   });

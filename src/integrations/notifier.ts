@@ -36,6 +36,11 @@ export interface NotifierOptions {
   retry?: RetryPolicy;
   /** Milliseconds between looks at the feed once caught up. */
   pollMs?: number;
+  /**
+   * New feed entries as this process's feed tail publishes them (the bus of src/pipeline/bus.ts):
+   * each wakes a caught-up loop at once instead of at its next poll. Never a retry's wait.
+   */
+  wake?: { subscribe(): AsyncIterableIterator<unknown> };
   timeoutMs?: number;
   /** Feed entries read at a time. */
   batch?: number;
@@ -54,16 +59,32 @@ export function startNotifier(o: NotifierOptions): { stop(): Promise<void> } {
   const cursorEvery = Math.max(1, o.cursorEvery ?? 50);
   let stopped = false;
   const sleepers = new Set<() => void>();
-  const sleep = (ms: number) =>
+  // The caught-up loops' polls: what a new feed entry cuts short.
+  const idle = new Set<() => void>();
+  const sleep = (ms: number, idling = false) =>
     new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer);
         sleepers.delete(wake);
+        idle.delete(wake);
         resolve();
       };
       const timer = setTimeout(wake, ms);
       sleepers.add(wake);
+      if (idling) idle.add(wake);
     });
+  // Counts wake-ups: a loop that was mid-pass when one came looks again instead of sleeping.
+  let signals = 0;
+  const woken = o.wake?.subscribe();
+  const listening = (async () => {
+    if (!woken) return;
+    for (;;) {
+      const step = await woken.next();
+      if (step.done || stopped) return;
+      signals++;
+      for (const wake of [...idle]) wake();
+    }
+  })().catch((err: unknown) => o.log.warn({ err }, 'notification: feed wake-ups ended; polling'));
 
   const attempt = async (t: NotificationTarget, m: NotificationMessage): Promise<string | null> => {
     try {
@@ -162,13 +183,16 @@ export function startNotifier(o: NotifierOptions): { stop(): Promise<void> } {
 
   const run = async (t: NotificationTarget) => {
     while (!stopped) {
-      let more = false;
+      let more: boolean;
+      const seen = signals;
       try {
         more = await pass(t);
       } catch (err) {
         o.log.warn({ err, target: t.name }, 'notification: pass failed; trying again');
+        await sleep(pollMs);
+        continue;
       }
-      if (!more && !stopped) await sleep(pollMs);
+      if (!more && !stopped && seen === signals) await sleep(pollMs, true);
     }
   };
 
@@ -177,7 +201,8 @@ export function startNotifier(o: NotifierOptions): { stop(): Promise<void> } {
     async stop() {
       stopped = true;
       for (const wake of [...sleepers]) wake();
-      await Promise.all(loops);
+      await woken?.return?.();
+      await Promise.all([...loops, listening]);
     },
   };
 }

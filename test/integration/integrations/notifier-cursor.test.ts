@@ -6,13 +6,15 @@ import { ensureNotificationCursor } from '../../../src/graph/notifications.js';
 import type { NotificationTarget } from '../../../src/integrations/integrations-file.js';
 import { startNotifier } from '../../../src/integrations/notifier.js';
 import { createLogger } from '../../../src/log.js';
+import { createFeedBus, startFeedTail } from '../../../src/pipeline/bus.js';
 import { useGraph } from '../../support/graph.js';
 
 /**
  * The notifier writes a target's cursor once per `cursorEvery` deliveries, not after each one
  * (bench:notify: one Neo4j write per event was its bottleneck), yet what was delivered is recorded
  * at the end of a batch, before a retry's wait and on stop: a notifier started again sends nothing
- * twice, and a receiver going down leaves the cursor at the last delivery.
+ * twice, and a receiver going down leaves the cursor at the last delivery. A caught-up notifier
+ * given the feed tail's bus (as aitia serve runs it) is woken by a new entry, not its next poll.
  */
 const { driver, scope } = useGraph();
 const log = createLogger(process.env.AITIA_TEST_LOG ?? 'silent');
@@ -85,6 +87,14 @@ const until = async (what: string, ms: number, probe: () => boolean) => {
   }
 };
 
+const untilAsync = async (what: string, ms: number, probe: () => Promise<boolean>) => {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
 describe('the notifier’s cursor', () => {
   it('written per 50, yet a notifier started again sends none of 120 twice', async () => {
     const rx = await receiver(() => 200);
@@ -135,5 +145,24 @@ describe('the notifier’s cursor', () => {
       await rx.close();
     }
     expect(await cursorOf(t.name)).toBe(seqs[6]);
+  });
+
+  it('woken by the feed tail: a new entry is delivered long before the next poll', async () => {
+    const rx = await receiver(() => 200);
+    const t = target('woken', rx.url);
+    const bus = createFeedBus();
+    const tail = startFeedTail(driver, bus, { intervalMs: 100 });
+    // A poll an hour apart: only a wake-up can deliver within the wait below.
+    const notifier = startNotifier({ driver, targets: [t], publicUrl: rx.url, log, pollMs: 3_600_000, wake: bus });
+    try {
+      await untilAsync('the cursor', 30_000, async () => !Number.isNaN(await cursorOf(t.name)));
+      const [seq] = await append(1);
+      await until('the woken delivery', 20_000, () => rx.accepted.length === 1);
+      expect(rx.accepted).toEqual([`${t.name}:${seq}`]);
+    } finally {
+      await notifier.stop();
+      await tail.stop();
+      await rx.close();
+    }
   });
 });
