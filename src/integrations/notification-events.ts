@@ -17,7 +17,8 @@ import type { NotificationEvent } from './integrations-file.js';
  * gate's isExpected, the rule the Alertmanager silencer uses too), whether it was suppressed and the
  * narrative; an approval requested, approved or denied, expired (the expiry sweep), redeemed or
  * refused is `approval.*` / `grant.*`; the kill switch set or the breaker opened is
- * `autonomy.changed`. Health entries are not news here: what they change reaches people as the
+ * `autonomy.changed`; an alert Alertmanager delivered to POST /integrations/alertmanager is
+ * `alert.received` (alert-notification.ts). Health entries are not news here: what they change reaches people as the
  * conditions they open.
  */
 
@@ -123,7 +124,9 @@ export function notificationOf(entry: FeedEntry): NotificationMessage | null {
       return { ...base, event: 'autonomy.changed', payload: { change: entry.change, ...p } };
     }
     case 'alert':
-      return entry.change === 'received' ? { ...base, event: 'alert.received', payload: alertPayload(entry.payload) } : null;
+      return entry.change === 'received'
+        ? { ...base, event: 'alert.received', payload: alertPayload(entry.payload) }
+        : null;
     default:
       return null;
   }
