@@ -18,8 +18,8 @@ import type { NotificationEvent } from './integrations-file.js';
  * narrative; an approval requested, approved or denied, expired (the expiry sweep), redeemed or
  * refused is `approval.*` / `grant.*`; the kill switch set or the breaker opened is
  * `autonomy.changed`; an alert Alertmanager delivered to POST /integrations/alertmanager is
- * `alert.received` (alert-notification.ts). Health entries are not news here: what they change reaches people as the
- * conditions they open.
+ * `alert.received` (alert-notification.ts). Health entries are not news here: what they change
+ * reaches people as the conditions they open.
  */
 
 export interface NotificationMessage {
