@@ -47,7 +47,7 @@ const EXECUTOR_ROLES: readonly Role[] = ['agent', 'ingester'];
 
 export interface AuthorizationInput {
   transition: Pick<Transition, 'resourceId'>;
-  attribution: Pick<Attribution, 'confidence' | 'actor' | 'events'>;
+  attribution: Pick<Attribution, 'confidence' | 'actor' | 'events'> & Partial<Pick<Attribution, 'actorKind'>>;
 }
 
 export interface AuthorizationContext {
@@ -78,10 +78,17 @@ export function matchAuthorization(input: AuthorizationInput, ctx: Authorization
   const task = creditedEventOf(a);
   if ((a.confidence !== 'high' && a.confidence !== 'medium') || task === null)
     return { verdict: 'neither', principal: null, reason: 'no task or event explains the change' };
-  const actor = a.actor ?? task.actor;
+  // The provider acting on its own (HA manager, node start-up as root@pam) is nobody's action.
+  if (a.actorKind === 'system' || a.actorKind === 'ha_manager')
+    return { verdict: 'neither', principal: null, reason: 'the provider acted on its own' };
+  const actor = a.actorKind === undefined ? (a.actor ?? task.actor) : a.actor;
   const principal = principalOfActor(actor, task.provider, ctx.actors);
   if (principal === null)
-    return { verdict: 'neither', principal: null, reason: `${actor ?? 'no user'} is not in the actors mapping` };
+    return {
+      verdict: 'neither',
+      principal: null,
+      reason: actor ? `${actor} is not in the actors mapping` : 'no user is recorded for the change',
+    };
   if (principal.role === null || !EXECUTOR_ROLES.includes(principal.role))
     return {
       verdict: 'neither',

@@ -156,6 +156,14 @@ describe('matchAuthorization', () => {
     );
   });
 
+  it('the provider acting on its own is nobody’s action, whatever the mapping says of its user', () => {
+    const a = { ...attributed(on, [start('rhodes@pve!ops')]), actorKind: 'system' as const };
+    expectVerdict(matchAuthorization({ transition: on, attribution: a }, ctx([])), {
+      verdict: 'neither',
+      reason: /on its own/,
+    });
+  });
+
   it('an HA-managed guest: the agent requested, root@pam executed — the request is matched', () => {
     const request = task({ type: 'hastart', start: '02:08:27', user: 'rhodes@pve!ops' });
     const exec = task({ type: 'qmstart', start: '02:08:29', user: 'root@pam' });
