@@ -32,7 +32,9 @@ const NODE = /^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
 const HEX8 = /^[0-9A-Fa-f]{8}$/;
 const HEX8_9 = /^[0-9A-Fa-f]{8,9}$/;
 // pve-common forbids ':' and whitespace in every free field, and '/' since "do not allow slashes".
-const FREE = /^[^:\s/]*$/;
+// Control and format characters (ESC, bidi overrides, zero-width) are refused too: a UPID is quoted
+// raw in narratives agents read, so it may carry nothing that renders differently from its bytes.
+const FREE = /^[^:\s/\p{Cc}\p{Cf}]*$/u;
 
 function fail(text: string, why: string): UpidResult {
   return { ok: false, reason: `invalid UPID ${JSON.stringify(text)}: ${why}` };
@@ -79,10 +81,10 @@ function validate(text: string, f: RawFields): UpidResult {
   if (!HEX8_9.test(f.pstart)) return fail(text, `pstart "${f.pstart}" must be 8 or 9 hex digits`);
   if (!HEX8.test(f.starttime)) return fail(text, `starttime "${f.starttime}" must be exactly 8 hex digits`);
   if (f.type === '' || !FREE.test(f.type))
-    return fail(text, `type "${f.type}" must be non-empty without ":", "/" or whitespace`);
-  if (!FREE.test(f.id)) return fail(text, `id "${f.id}" may not contain ":", "/" or whitespace`);
+    return fail(text, `type "${f.type}" must be non-empty without ":", "/", whitespace or control characters`);
+  if (!FREE.test(f.id)) return fail(text, `id "${f.id}" may not contain ":", "/", whitespace or control characters`);
   if (f.user === '' || !FREE.test(f.user))
-    return fail(text, `user "${f.user}" must be non-empty without ":", "/" or whitespace`);
+    return fail(text, `user "${f.user}" must be non-empty without ":", "/", whitespace or control characters`);
   const bang = f.user.indexOf('!');
   if (bang === 0 || bang === f.user.length - 1)
     return fail(text, `user "${f.user}" must look like user@realm or user@realm!tokenid`);

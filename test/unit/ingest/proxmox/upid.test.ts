@@ -76,6 +76,9 @@ describe('parseUpid names the broken field', () => {
     ['UPID:pve1:000A1B2C:0123ABCD:65F0A1B2:qmstop:1:01:root@pam:', '7 fields'],
     ['upid:pve1:000A1B2C:0123ABCD:65F0A1B2:qmstop:101:root@pam:', 'UPID:'],
     ['', 'UPID:'],
+    ['UPID:pve1:000A1B2C:0123ABCD:65F0A1B2:qm\u001b[2Jstop:101:root@pam:', 'type'],
+    ['UPID:pve1:000A1B2C:0123ABCD:65F0A1B2:qmstop:10\u202e1:root@pam:', 'id'],
+    ['UPID:pve1:000A1B2C:0123ABCD:65F0A1B2:qmstop:101:root\u200b@pam:', 'user'],
   ])('%s → mentions %s', (upid, field) => {
     const result = parseUpid(upid);
     expect(result.ok).toBe(false);
