@@ -42,13 +42,15 @@ const ESTATE: Record<string, string> = {
 
 /** Of one resource: the resource page's facts, checks, history, graph and incident paragraph. */
 const RESOURCE: Record<string, string> = {
-  resource: `query($id: ID!, $ref: String!, $zone: String, $first: Int) {
-    resource(id: $id) { id kind provider name slug lifecycle rawState attributes health lastCheckAt firstSeen lastSeen
+  resource: `query($id: ID, $slug: String, $ref: String!, $refId: ID!, $zone: String, $first: Int) {
+    resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt firstSeen lastSeen
       attributeOwners { key owner principal at } missingSince declaration { by evidence at } ${STATE} }
-    checks(resourceId: $id) { id kind target intervalSeconds critical createdBy failing unreachable lastRunAt
+    checks(resourceId: $refId) { id kind target intervalSeconds critical createdBy failing unreachable lastRunAt
       latest { status at durationMs reason unreachable } }
     transitions(resourceId: $ref, first: $first) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
-    openConditions(resourceId: $id) { ${CONDITION_FIELDS} } }`,
+    openConditions(resourceId: $refId) { ${CONDITION_FIELDS} }
+    conditions(filter: {status: open, suppressed: true, resourceId: $refId}, first: $first) {
+      nodes { ${CONDITION_FIELDS} } } }`,
   graph: `query($id: ID!) {
     relations(id: $id) { type fromId toId provenance source from { id name slug kind health } to { id name slug kind health } }
     dependents(id: $id, maxDepth: 1) { count reached { depth
@@ -109,18 +111,22 @@ export function startConsoleWarmUp(yoga: Yoga, deps: ServiceDeps, runs: number):
     const zone = 'UTC';
     for (const [name, query] of Object.entries(ESTATE)) await attempt(name, query, { zone, first: 50 });
     // A host if there is one (it has the most neighbours), else any resource; none on an empty graph.
+    type Picked = { nodes: { id: string; slug: string }[] };
     const found = (await attempt(
       'pick',
-      `{ hosts: resources(filter: {kind: host}, first: 1) { nodes { id } }
-      any: resources(first: 1) { nodes { id } } }`,
+      `{ hosts: resources(filter: {kind: host}, first: 1) { nodes { id slug } }
+      any: resources(first: 1) { nodes { id slug } } }`,
       {},
-    )) as { hosts: { nodes: { id: string }[] }; any: { nodes: { id: string }[] } } | undefined;
-    const id = found?.hosts.nodes[0]?.id ?? found?.any.nodes[0]?.id;
-    if (id) {
+    )) as { hosts: Picked; any: Picked } | undefined;
+    const picked = found?.hosts.nodes[0] ?? found?.any.nodes[0];
+    if (picked) {
+      const { id, slug } = picked;
       const until = DateTime.utc();
       const window = { since: until.minus({ hours: 6 }).toISO(), until: until.toISO() };
+      // The page is opened by id (links) and by slug (search, typed URLs): each resolves its own way.
+      await attempt('resource by slug', RESOURCE.resource!, { slug, ref: slug, refId: slug, zone, first: 25 });
       for (const [name, query] of Object.entries(RESOURCE))
-        await attempt(name, query, { id, ref: id, zone, first: 25, ...window });
+        await attempt(name, query, { id, ref: id, refId: id, zone, first: 25, ...window });
     }
     return { ms: Date.now() - started, documents, failed };
   };

@@ -55,8 +55,8 @@ describe('the console warm-up', () => {
       servers.push(await startTestServer(driver, { log: warm.log, http: { warmUp: true, compileAfter } }));
       const report = await warm.seen;
       expect(report.failed).toEqual([]);
-      // The estate's five, the pick, and a resource's three (the demo has a host).
-      expect(report.documents).toBe(9);
+      // The estate's five, the pick, a resource's three and its page by slug (the demo has a host).
+      expect(report.documents).toBe(10);
       const after = await graphDigest();
       expect(after).toEqual(before);
       const { records } = await driver.executeQuery('MATCH (a:AuditEntry {principal: $name}) RETURN count(a) AS n', {

@@ -3,7 +3,7 @@
 // and the incident-context paragraph. A new transition of it (transitionObserved) reloads the page's data.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { gql, subscribe } from '../api';
+import { gql, GqlError, subscribe } from '../api';
 import { type AttributeOwnerData, AttributesTable } from '../components/attribute-owners';
 import { CHECK_FIELDS, ChecksTable, type CheckData } from '../components/checks-table';
 import { ConditionsPanel } from '../components/conditions-panel';
@@ -18,15 +18,15 @@ import type { Session } from '../session';
 import { Time } from '../time';
 import './pages.css';
 
-const RESOURCE = `query($id: ID, $slug: String) {
+// One request for the page's facts, checks and history (the graph, conditions and incident
+// paragraph ask their own beside it): the ref from the URL is the id or the slug, which checks and
+// transitions take too, so nothing waits for the resource's id first. `first` as a variable: the
+// cost limit multiplies a literal page size into the whole selection.
+const RESOURCE = `query($id: ID, $slug: String, $ref: String!, $refId: ID!, $zone: String, $first: Int) {
   resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt
     attributeOwners { key owner principal at }
     firstSeen lastSeen missingSince declaration { by evidence at }
     ${STATE_FIELDS} }
-}`;
-
-// `first` as a variable: the cost limit multiplies a literal page size into the whole selection.
-const DETAILS = `query($ref: String!, $refId: ID!, $zone: String, $first: Int) {
   checks(resourceId: $refId) { ${CHECK_FIELDS} }
   transitions(resourceId: $ref, first: $first) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
   newest: transitions(first: 1) { edges { node { observedAt } } }
@@ -118,16 +118,19 @@ export default function ResourcePage(props: { session: Session; params: Record<s
   useEffect(() => {
     let cancelled = false;
     setError(null);
-    const vars = SLUG.test(ref) ? { slug: ref } : { id: ref };
-    gql<{ resource: ResourceData | null }>(RESOURCE, vars)
-      .then(async (d) => {
+    const vars = { ...(SLUG.test(ref) ? { slug: ref } : { id: ref }), ref, refId: ref, zone, first: 25 };
+    gql<{ resource: ResourceData | null } & Details>(RESOURCE, vars)
+      .then((d) => {
         if (cancelled) return;
         setResource(d.resource);
-        if (!d.resource) return;
-        const more = await gql<Details>(DETAILS, { ref: d.resource.id, refId: d.resource.id, zone, first: 25 });
-        if (!cancelled) setDetails(more);
+        setDetails(d.resource ? { checks: d.checks, transitions: d.transitions, newest: d.newest } : null);
       })
-      .catch((e: Error) => !cancelled && setError(e.message));
+      .catch((e: Error) => {
+        if (cancelled) return;
+        // checks and transitions refuse a ref that names nothing, so no answer means no resource.
+        if (e instanceof GqlError && e.code === 'NOT_FOUND') setResource(null);
+        else setError(e.message);
+      });
     return () => {
       cancelled = true;
     };
