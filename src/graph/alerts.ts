@@ -32,7 +32,11 @@ export async function alertCandidates(
        UNION
        UNWIND $ids AS v MATCH (r:Resource) WHERE r.id = v RETURN r
        UNION
-       UNWIND $attrs AS a MATCH (r:Resource) WHERE toString(r['attr.' + a.key]) = a.value RETURN r
+       UNWIND $attrs AS a MATCH (r:Resource) WITH a, r, r['attr.' + a.key] AS v
+       // A number written from JavaScript is stored as a float: 101 reads "101.0" as text.
+       WHERE toStringOrNull(v) = a.value OR (v IS :: FLOAT AND v = toFloatOrNull(a.value))
+         OR (v IS :: INTEGER AND v = toIntegerOrNull(a.value))
+       RETURN r
      }
      WITH r WHERE coalesce(r.lifecycle, 'active') <> 'destroyed'
      RETURN properties(r) AS r ORDER BY r.id LIMIT $limit`,
