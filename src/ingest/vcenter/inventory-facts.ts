@@ -9,6 +9,7 @@ import {
   type VcenterStorageKey,
   type VcenterVmKey,
 } from '../../model/index.js';
+import { cleanOptionalText, PROVIDER_NAME_MAX } from '../../model/provider-text.js';
 import { normaliseMac } from '../identity/mac.js';
 import type { ManagedObject } from './vmomi.js';
 
@@ -57,12 +58,15 @@ export class Facts<K extends string = string> {
     else if (present) this.clear.push(key);
   }
 
+  // Free text (a guest's host name, a vendor string) is provider text that reaches agents: cleaned
+  // and capped like names; an all-invisible value counts as none.
   string(key: K, ...paths: string[]): void {
-    this.set(key, str(this.first(...paths)), this.present(...paths));
+    this.set(key, cleanOptionalText(str(this.first(...paths)), PROVIDER_NAME_MAX) || undefined, this.present(...paths));
   }
 
   lower(key: K, ...paths: string[]): void {
-    this.set(key, str(this.first(...paths))?.toLowerCase(), this.present(...paths));
+    const text = cleanOptionalText(str(this.first(...paths)), PROVIDER_NAME_MAX) || undefined;
+    this.set(key, text?.toLowerCase(), this.present(...paths));
   }
 
   number(key: K, ...paths: string[]): void {

@@ -47,12 +47,28 @@ function vcenterVmName(sent: string): string | undefined {
   return transformVcenterInventory(doc, 'vc1').rows[0]?.resource.name;
 }
 
+function vcenterGuestHostname(sent: string): unknown {
+  const doc = [
+    {
+      obj: { type: 'VirtualMachine', value: 'vm-42' },
+      propSet: [
+        { name: 'name', val: 'web01' },
+        { name: 'guest.hostName', val: sent },
+      ],
+    },
+  ];
+  return transformVcenterInventory(doc, 'vc1').rows[0]?.resource.attributes.guest_hostname;
+}
+
 describe('provider names enter the model cleaned', () => {
   it.each(names)('Proxmox guest: $name', ({ sent, kept }) => {
     expect(proxmoxGuestName(sent)).toBe(kept);
   });
   it.each(names)('vCenter VM: $name', ({ sent, kept }) => {
     expect(vcenterVmName(sent)).toBe(kept);
+  });
+  it.each(names)('vCenter free-text attribute (guest host name): $name', ({ sent, kept }) => {
+    expect(vcenterGuestHostname(sent)).toBe(kept);
   });
   it('a name of nothing but invisible characters falls back to the id, as no name does', () => {
     expect(proxmoxGuestName('\u200b\u202e')).toBe('VM 101');
