@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { ConditionRecord, TransitionRecord } from '../src/model/index.js';
+import type { ConditionRecord, LogGap, TransitionRecord } from '../src/model/index.js';
 import { narrateCondition, type ConditionCause } from './condition-narrative.js';
 import { recordNoun } from './describe.js';
 import { narrate, type NarrativeResource, type NarrativeResult } from './narrative.js';
@@ -18,6 +18,12 @@ export interface IncidentStory {
   transitions: Array<{ resource: NarrativeResource; transition: TransitionRecord; expected: boolean }>;
   conditions: Array<{ resource: NarrativeResource; condition: ConditionRecord; cause: ConditionCause | null }>;
   causeWindowSeconds?: number;
+  /**
+   * How much of the window each provider log of these resources was read completely (a Proxmox
+   * node's task list, a vCenter's event log): the paragraph says it, so "cause unknown" is read
+   * for what it is. Absent: not said.
+   */
+  coverage?: Array<{ source: string; node: string | null; share: number; gaps: readonly LogGap[] }>;
 }
 
 /** At most this many names in a list; the rest are counted. */
@@ -77,8 +83,31 @@ export function narrateIncident(story: IncidentStory, options: { zone?: string }
     if (!told.ok) return told;
     parts.push(told.text.endsWith('.') ? told.text : `${told.text}.`);
   }
+  const coverage = coverageSentence(story, (iso) => at(iso).toFormat('HH:mm:ss'), label);
+  if (coverage) parts.push(coverage);
   parts.push(summary(story, (iso) => `${at(iso).toFormat('HH:mm:ss')} ${label}`));
   return { ok: true, zone: label, text: parts.join(' ') };
+}
+
+/**
+ * "The task logs of pve1, pve3 were read completely for the window." or "Log coverage: pve1 read
+ * completely; pve2 read 84% (not read 02:10:00–02:25:00 UTC: source_unreachable, …)."
+ */
+function coverageSentence(story: IncidentStory, time: (iso: string) => string, label: string): string | null {
+  const streams = story.coverage;
+  if (!streams) return null;
+  if (streams.length === 0)
+    return 'No complete read of a provider log is recorded for the window: a cause unknown here is not evidence that nobody acted.';
+  const name = (x: { source: string; node: string | null }) => providerWord(x.node ?? x.source);
+  if (streams.every((x) => x.share >= 0.999))
+    return `The provider logs (${streams.map(name).join(', ')}) were read completely for the window.`;
+  const each = streams.map((x) => {
+    if (x.share >= 0.999) return `${name(x)} read completely`;
+    const gap = x.gaps[0];
+    const why = gap ? ` (not read ${time(gap.from)}–${time(gap.to)} ${label}: ${gap.reason.replace(/_/g, ' ')})` : '';
+    return `${name(x)} read ${Math.floor(x.share * 100)}%${why}`;
+  });
+  return `Log coverage for the window: ${each.join('; ')} — where a log was not read, the cause may be there.`;
 }
 
 function summary(story: IncidentStory, time: (iso: string) => string): string {

@@ -34,7 +34,7 @@ export {
 } from './explain.js';
 export { narrateCondition, type ConditionCause } from './condition-narrative.js';
 export { narrateIncident, type IncidentStory } from './incident-narrative.js';
-export { decideUnknown, causeWindow, type CoverageFacts, type UnknownSettings } from './unknown.js';
+export { decideUnknown, causeWindow, movesNode, type CoverageFacts, type UnknownSettings } from './unknown.js';
 export { unknownSentence, type UnknownClock } from './unknown-narrative.js';
 export { ACTION_EVENT_TYPES, actionEventTypes } from './action-events.js';
 export {

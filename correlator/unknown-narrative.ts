@@ -1,4 +1,5 @@
 import type { UnknownBecause } from '../src/model/index.js';
+import { providerWord, statusPhrase } from '../src/model/provider-text.js';
 
 /** Renders a time for the sentence: the narrative's clock (its zone, named once in the sentence). */
 export interface UnknownClock {
@@ -9,18 +10,20 @@ export interface UnknownClock {
 /** Proxmox keeps task logs per node, a vCenter one event log: `the task log of pve2`, `the event log`. */
 function logNoun(resourceId: string, node: string | null): string {
   if (resourceId.startsWith('vcenter:')) return 'the event log';
-  return node ? `the task log of ${node}` : 'the task log';
+  return node ? `the task log of ${providerWord(node)}` : 'the task log';
 }
 
 function gapWhy(u: UnknownBecause): string {
   switch (u.gapReason) {
     case 'source_unreachable':
-      return `${u.node ?? 'the source'} unreachable`;
+      return `${u.node ? providerWord(u.node) : 'the source'} unreachable`;
     case 'task_stage_failed':
-      return `the read failed${u.detail ? `: ${u.detail}` : ''}`;
+      // The error is the provider's (or the network's) text: quoted as data.
+      return `the read failed${u.detail ? `: ${statusPhrase(u.detail)}` : ''}`;
     case 'page_truncated':
       return 'more entries than a read takes: cut short';
     default:
+      // not_read: aitia's own words (not read yet, never read), not the provider's.
       return u.detail ?? 'not read';
   }
 }
@@ -44,7 +47,7 @@ export function unknownSentence(u: UnknownBecause | null | undefined, resourceId
     case 'beyond_retention':
       return `Unknown: the change is older than ${log} aitia has read${u.horizon ? ` (from ${c.short(u.horizon)} ${c.label})` : ''}, so the cause cannot be looked up.`;
     case 'clock_uncertain':
-      return `Unknown: the clock of ${u.node ?? 'the source'} was off by ${Math.round(Math.abs(u.clockOffsetSeconds ?? 0))} s, beyond the ${u.toleranceSeconds ?? 0} s tolerance, so its records cannot be placed against this change.`;
+      return `Unknown: the clock of ${u.node ? providerWord(u.node) : 'the source'} was off by ${Math.round(Math.abs(u.clockOffsetSeconds ?? 0))} s, beyond the ${u.toleranceSeconds ?? 0} s tolerance, so its records cannot be placed against this change.`;
     case 'no_log_for_kind':
       return `Unknown: the provider records no task or event for this kind of change, so no record can explain it.`;
   }

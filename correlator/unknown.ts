@@ -51,6 +51,11 @@ export function causeWindow(
   return { fromMs: changeFrom - s.lookbackSeconds * 1000, toMs: observed };
 }
 
+/** A change whose cause is logged on the node it came from (a migration): every node's log matters. */
+export function movesNode(t: Pick<Transition, 'from' | 'to'>): boolean {
+  return t.from === 'migrating' || t.to === 'migrating';
+}
+
 /** The newest failed read overlapping [fromMs, toMs], if any. */
 function gapOver(gaps: readonly LogGap[], fromMs: number, toMs: number): LogGap | null {
   const over = gaps.filter((g) => (toMillis(g.from) ?? Infinity) <= toMs && (toMillis(g.to) ?? -Infinity) >= fromMs);

@@ -166,3 +166,18 @@ export async function streamCoverages(
   );
   return records.map((r) => streamFromProperties(r.get('s')));
 }
+
+/** The streams of several sources, with the intervals and gaps near [since, until]. */
+export async function streamCoveragesOf(
+  driver: Driver,
+  input: { sources: readonly string[]; since: string; until: string },
+): Promise<StreamCoverage[]> {
+  if (input.sources.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    `MATCH (s:LogStream) WHERE s.source IN $sources
+     RETURN ${streamProjection('s', '$since', '$until')} AS s ORDER BY s.id`,
+    { sources: [...input.sources], since: input.since, until: input.until },
+    { routing: 'READ' },
+  );
+  return records.map((r) => streamFromProperties(r.get('s')));
+}

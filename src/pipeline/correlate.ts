@@ -7,6 +7,7 @@ import {
   unexplained,
   type CorrelatorSettings,
   type Explanation,
+  movesNode,
 } from '../../correlator/index.js';
 import { correlationContexts, type CorrelationContext } from '../graph/transitions/correlation-context.js';
 import {
@@ -126,6 +127,7 @@ export async function correlateChanges(
           from: window.from,
           to: window.to,
           withHostActivity: needsHostActivity(t, s),
+          anyNode: movesNode(t),
         };
       }),
     );
@@ -253,6 +255,7 @@ export async function explainTransition(
       from: window.from,
       to: window.to,
       withHostActivity: needsHostActivity(transition, s),
+      anyNode: movesNode(transition),
     },
   ]);
   const x = explain({ ...ctx!, transition }, s);

@@ -4,6 +4,7 @@ import {
   explain,
   needsHostActivity,
   type CorrelatorSettings,
+  movesNode,
 } from '../../correlator/index.js';
 import { correlationContexts } from '../graph/transitions/correlation-context.js';
 import { replaceAttributions, transitionsAwaitingLog, type Reattribution } from '../graph/transitions/reexplain.js';
@@ -51,6 +52,7 @@ export async function reexplainAwaitingLog(
         from: w.from,
         to: w.to,
         withHostActivity: needsHostActivity(t, s),
+        anyNode: movesNode(t),
       };
     }),
   );

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
-import { streamCoverages } from '../graph/coverage.js';
+import { sourceOf, streamCoverages, streamCoveragesOf } from '../graph/coverage.js';
 import { transitionCoverageCounts, type TransitionCoverageCounts } from '../graph/transitions/coverage-stats.js';
-import { badInput, coveredSeconds, type LogGap } from '../model/index.js';
+import { badInput, coveredSeconds, type LogGap, type StreamCoverage, uncoveredParts } from '../model/index.js';
 import type { ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 
@@ -24,6 +24,9 @@ export interface AttributionCoverageAnswer extends TransitionCoverageCounts {
 }
 
 const SOURCE = /^(proxmox|vcenter):[^/\s]+$/;
+const SOURCE_PREFIX = /^(proxmox|vcenter):[^/\s]+\//;
+/** An unread tail this short at the end of an incident window is the next poll's, not a gap. */
+const INCIDENT_TAIL_SLACK_SECONDS = 120;
 const isoOf = (d: DateTime) => d.toUTC().toISO({ suppressMilliseconds: true })!;
 
 /**
@@ -53,26 +56,53 @@ export async function attributionCoverage(
     transitionCoverageCounts(deps.driver, { ...window, source }),
     streamCoverages(deps.driver, { source, ...window }),
   ]);
+  return { ...window, source, ...counts, streams: sharesOf(streams, window) };
+}
+
+/**
+ * Each stream's share of [since, until] read completely, with the failed reads overlapping it. An
+ * unread tail shorter than `tailSlackSeconds` (the poll not yet due) is not counted against it. Pure.
+ */
+export function sharesOf(
+  streams: readonly StreamCoverage[],
+  window: { since: string; until: string },
+  tailSlackSeconds = 0,
+): StreamCoverageAnswer[] {
   const fromMs = DateTime.fromISO(window.since).toMillis();
   const toMs = DateTime.fromISO(window.until).toMillis();
   const windowSeconds = Math.max(0, (toMs - fromMs) / 1000);
-  return {
-    ...window,
-    source,
-    ...counts,
-    streams: streams.map((s) => {
-      const covered = coveredSeconds(fromMs, toMs, s.intervals);
-      return {
-        stream: s.streamId,
-        source: s.source,
-        node: s.node,
-        coveredSeconds: covered,
-        windowSeconds,
-        share: windowSeconds === 0 ? 1 : Math.round((covered / windowSeconds) * 1000) / 1000,
-        gaps: s.gaps.filter(
-          (g) => DateTime.fromISO(g.from).toMillis() <= toMs && DateTime.fromISO(g.to).toMillis() >= fromMs,
-        ),
-      };
-    }),
-  };
+  return streams.map((s) => {
+    const tail = uncoveredParts(fromMs, toMs, s.intervals).at(-1);
+    const slack = tail && tail.toMs === toMs && tail.toMs - tail.fromMs < tailSlackSeconds * 1000 ? tail : null;
+    const covered = coveredSeconds(fromMs, toMs, s.intervals) + (slack ? (slack.toMs - slack.fromMs) / 1000 : 0);
+    return {
+      stream: s.streamId,
+      source: s.source,
+      node: s.node,
+      coveredSeconds: covered,
+      windowSeconds,
+      share: windowSeconds === 0 ? 1 : Math.round((covered / windowSeconds) * 1000) / 1000,
+      gaps: s.gaps.filter(
+        (g) => DateTime.fromISO(g.from).toMillis() <= toMs && DateTime.fromISO(g.to).toMillis() >= fromMs,
+      ),
+    };
+  });
+}
+
+/**
+ * The coverage an incident window states: the streams of every provider source among `resourceIds`,
+ * with their shares of the window (cut at now). One read.
+ */
+export async function coverageOfResources(
+  deps: ServiceDeps,
+  resourceIds: readonly string[],
+  window: { since: string; until: string },
+): Promise<StreamCoverageAnswer[]> {
+  const sources = [...new Set(resourceIds.filter((id) => SOURCE_PREFIX.test(id)).map(sourceOf))].sort();
+  if (sources.length === 0) return [];
+  const now = DateTime.utc();
+  const until = DateTime.fromISO(window.until) > now ? isoOf(now) : window.until;
+  const cut = { since: window.since, until: until < window.since ? window.since : until };
+  // A window ending now: the last seconds are read by the next poll, not missing.
+  return sharesOf(await streamCoveragesOf(deps.driver, { sources, ...cut }), cut, INCIDENT_TAIL_SLACK_SECONDS);
 }

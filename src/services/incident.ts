@@ -7,6 +7,7 @@ import { getTransitionsByIds } from '../graph/transitions/read.js';
 import { type Reached, traverse } from '../graph/traversal.js';
 import { badInput, type ConditionRecord, type ResourceRecord, type TransitionRecord } from '../model/index.js';
 import { isExpected } from '../policy/transition-gate.js';
+import { coverageOfResources, type StreamCoverageAnswer } from './coverage.js';
 import { nowOf, type ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 import { resolveRef } from './resources.js';
@@ -32,6 +33,8 @@ export interface IncidentContext {
   dependents: Reached[];
   transitions: TransitionRecord[];
   conditions: ConditionRecord[];
+  /** How much of the window each provider log of these resources was read completely (said in the narrative). */
+  coverage: StreamCoverageAnswer[];
   narrative: string;
 }
 
@@ -98,9 +101,10 @@ export async function gatherIncidentContext(
     );
   }
   const ids = [...known.keys()];
-  const [transitions, conditions] = await Promise.all([
+  const [transitions, conditions, coverage] = await Promise.all([
     transitionsOfResources(deps.driver, ids, window, INCIDENT_LIMITS.transitions),
     conditionsOfResources(deps.driver, ids, window, INCIDENT_LIMITS.conditions),
+    coverageOfResources(deps, ids, window),
   ]);
   if (transitions.length > INCIDENT_LIMITS.transitions) {
     throw badInput(
@@ -134,6 +138,8 @@ export async function gatherIncidentContext(
         cause: causes.get(c.id) ?? null,
       })),
       causeWindowSeconds: deps.policy?.policy.attribution.cause_window_seconds,
+      // Only where provider resources are involved: a declared service alone has no log to read.
+      ...(ids.some((id) => id.startsWith('proxmox:') || id.startsWith('vcenter:')) ? { coverage } : {}),
     },
     { zone: input.zone ?? 'UTC' },
   );
@@ -147,6 +153,7 @@ export async function gatherIncidentContext(
     dependents,
     transitions,
     conditions,
+    coverage,
     narrative: told.text,
   };
 }

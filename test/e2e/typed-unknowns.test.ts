@@ -199,4 +199,22 @@ describe('over GraphQL', () => {
     );
     expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'until' });
   });
+
+  it('incidentContext states the coverage of its window', async () => {
+    const { status, body } = await srv.gql(
+      srv.tokens.agent,
+      `query($r: ID!, $since: DateTime!) { incidentContext(resourceId: $r, since: $since, depth: 1) {
+        coverage { node share gaps { reason } } narrative
+      } }`,
+      { r: id('qemu/101'), since: iso(DateTime.fromISO(poll1At).minus({ hours: 1 })) },
+    );
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const ctx = body.data.incidentContext;
+    expect(ctx.coverage.map((x: { node: string }) => x.node)).toEqual(['pve1', 'pve2', 'pve3']);
+    expect(ctx.coverage[0].gaps).toEqual([{ reason: 'source_unreachable' }]);
+    expect(ctx.narrative).toMatch(
+      /The provider logs \(pve1, pve2, pve3\) were read completely for the window\. In short:/,
+    );
+  });
 });

@@ -21,6 +21,11 @@ export interface CorrelationQuery {
   to: string;
   /** Also read the activity of the host it runs on (correlator needsHostActivity: low, host failures, node start-up). */
   withHostActivity: boolean;
+  /**
+   * The cause may be logged on another node than the one it runs on now (a migration is logged on
+   * its source): read the coverage of every stream of the source, not only its node's.
+   */
+  anyNode?: boolean;
 }
 
 /** What the graph holds for one change: everything the pure correlator reads, nothing more. */
@@ -89,7 +94,7 @@ export async function correlationContexts(
          RETURN {from: t.fromState, to: t.toState, ids: coalesce(t.eventIds, [])}
        } AS consumed,
        COLLECT {
-         MATCH (s:LogStream) WHERE s.source = row.source AND (node IS NULL OR s.node IS NULL OR s.node = node)
+         MATCH (s:LogStream) WHERE s.source = row.source AND (row.anyNode OR node IS NULL OR s.node IS NULL OR s.node = node)
          RETURN ${streamProjection('s', 'row.from', 'row.to')} AS s
        } AS streams
      ORDER BY i`,
@@ -102,6 +107,7 @@ export async function correlationContexts(
         to: q.to,
         host: q.withHostActivity,
         source: sourceOf(q.resourceId),
+        anyNode: q.anyNode === true,
       })),
     },
     { routing: 'READ' },

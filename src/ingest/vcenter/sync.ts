@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
+import { recordLogReads } from '../../graph/coverage.js';
 import { appendEvents } from '../../graph/events-append.js';
 import { linkEventsToResources } from '../../graph/events.js';
 import { isoNow } from '../../graph/db/statements.js';
@@ -100,11 +101,25 @@ export async function syncVcenter(
   let objects: unknown[];
   let rawEvents: unknown[];
   let about;
+  // The event log's coverage: every event created in [since, readAt] is read once the collector is drained.
+  const stream = {
+    streamId: cursorId,
+    source: `vcenter:${server}`,
+    node: null,
+    apiUrl: client.url,
+    provider: 'vcenter' as const,
+  };
+  let readAt = DateTime.utc().toISO({ suppressMilliseconds: true })!;
   try {
     about = (await client.serviceContent()).about;
     objects = (await readInventory(client, { pageSize: options.pageSize })).objects;
+    readAt = DateTime.utc().toISO({ suppressMilliseconds: true })!;
     rawEvents = (await readEventsSince(client, since)).events;
   } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    await recordLogReads(driver, [
+      { ...stream, gap: { from: since, to: readAt, reason: 'source_unreachable', detail, at: readAt } },
+    ]);
     report.errors.push({
       scope: report.scope,
       path: err instanceof VsphereApiError ? err.method : null,
@@ -146,6 +161,8 @@ export async function syncVcenter(
     });
   report.events.written = written.written;
   report.events.created = written.created;
+  // Covered only once the events are stored: what coverage claims read is in the graph.
+  await recordLogReads(driver, [{ ...stream, complete: { from: since, to: readAt } }]);
   if (newest) {
     const { key, createdTime } = newest;
     report.events.cursor = await saveIngestCursor(driver, {

@@ -247,7 +247,7 @@ describe('narratives say why, plainly', () => {
         gapReason: 'task_stage_failed',
         detail: 'HTTP 500',
       },
-      'Unknown: the task log of pve2 for 02:10:00–02:25:00 UTC could not be read (the read failed: HTTP 500), so the cause may be there.',
+      'Unknown: the task log of pve2 for 02:10:00–02:25:00 UTC could not be read (the read failed: "HTTP 500"), so the cause may be there.',
     ],
     [
       { reason: 'log_not_read', from: at('02:10:00'), to: at('02:25:00'), node: 'pve2', gapReason: 'page_truncated' },
