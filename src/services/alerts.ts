@@ -29,8 +29,11 @@ import { assertCan, type Principal } from './permissions.js';
  * answer never waits long and nothing accepted is dropped.
  */
 
-/** Long enough for the few bounded reads on a loaded Neo4j; short beside Alertmanager's retry of a webhook. */
-export const DEFAULT_ENRICH_BUDGET_MS = 10_000;
+/**
+ * Long enough for the few bounded reads on a loaded Neo4j, and well inside the time Alertmanager
+ * gives a webhook (its group_interval, at least 10 s) before it gives up and sends the group again.
+ */
+export const DEFAULT_ENRICH_BUDGET_MS = 5_000;
 
 /** The feed's resource id for an alert that names nothing aitia holds. */
 export const UNMATCHED_ALERT_RESOURCE = 'alertmanager:unmatched';

@@ -235,6 +235,33 @@ describe.skipIf(!bin)('alert enrichment in: Alertmanager → aitia → the notif
     expect(lost!.json.payload).toMatchObject({ matched: false, resource: null, narrative: null });
     expect(lost!.json.payload.unmatchedReason).toMatch(new RegExp(`no resource aitia holds has instance="${unknown}"`));
     expect(lost!.json.resource).toBe('alertmanager:unmatched');
+
+    // Resolved in Alertmanager (send_resolved): the target is told that too, with the same resource.
+    const resolve = await fetch(`${am.url}/api/v2/alerts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        {
+          labels: { alertname: 'InstanceDown', instance: NAMES['qemu/101'], severity: 'page' },
+          annotations: { summary: `${NAMES['qemu/101']} is down` },
+          generatorURL: 'http://prometheus.lan/graph',
+          startsAt: web01!.json.payload.startsAt,
+          endsAt: new Date(Date.now() - 1000).toISOString(),
+        },
+      ]),
+    });
+    expect(resolve.status).toBe(200);
+    await until('the resolved alert', 120_000, () =>
+      by(NAMES['qemu/101']!).some((a) => a.json.payload.status === 'resolved'),
+    );
+    const resolved = by(NAMES['qemu/101']!).find((a) => a.json.payload.status === 'resolved')!;
+    expect(resolved.json.payload).toMatchObject({
+      matched: true,
+      resource: { id: id('qemu/101') },
+      fingerprint: web01!.json.payload.fingerprint,
+      endsAt: expect.any(String),
+    });
+    expect(resolved.json.payload.narrative).toMatch(/^Alert InstanceDown \(resolved/);
   }, 240_000);
 });
 
