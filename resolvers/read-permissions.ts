@@ -31,6 +31,14 @@ export const READ_PERMISSIONS: Readonly<Record<string, Permission | null>> = {
   AttributionEvent: null,
   SystemContext: null,
   TransitionDecision: null,
+  // Why an attribution does not know, its earlier answers, and what of the logs was read.
+  UnknownBecause: null,
+  PastAttribution: null,
+  AttributionCoverage: 'transition:read',
+  ConfidenceCount: null,
+  UnknownReasonCount: null,
+  StreamCoverage: null,
+  LogGap: null,
   // Conditions and health.
   // Notifications out: what did not reach its target.
   NotificationDelivery: 'notification:read',
