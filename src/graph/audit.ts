@@ -63,11 +63,17 @@ export async function writeWithAudit<T>(
   }
 }
 
-const CREATE_ENTRY = `UNWIND $rows AS e
-  CREATE (a:AuditEntry {id: e.id, at: datetime(e.at), principal: e.principal, role: e.role, operation: e.operation,
-    targetIds: e.targetIds, outcome: e.outcome, detail: e.detail, via: e.via, arguments: e.arguments})`;
+/** Cypher creating `(a:AuditEntry)` from the completed entry `e` (an expression): a write's own statement may carry its audit line. */
+export function createAuditCypher(e: string): string {
+  return `CREATE (a:AuditEntry {id: ${e}.id, at: datetime(${e}.at), principal: ${e}.principal, role: ${e}.role, operation: ${e}.operation,
+    targetIds: ${e}.targetIds, outcome: ${e}.outcome, detail: ${e}.detail, via: ${e}.via, arguments: ${e}.arguments})`;
+}
 
-function completeEntry(entry: AuditInput): AuditEntry {
+const CREATE_ENTRY = `UNWIND $rows AS e
+  ${createAuditCypher('e')}`;
+
+/** An entry as stored: its id and time given, absent fields null. */
+export function completeEntry(entry: AuditInput): AuditEntry {
   return {
     id: randomUUID(),
     at: entry.at ?? isoNow(),

@@ -30,9 +30,14 @@ const NORMAL: AutonomyState = {
 const READ_AUTONOMY = `MATCH (k:AutonomySwitch {id: 'global'}) RETURN properties(k) AS k`;
 
 function autonomyOf(records: readonly { get(key: string): unknown }[]): AutonomyState {
-  if (!records[0]) return NORMAL;
+  return autonomyFromProperties(records[0]?.get('k') ?? null);
+}
+
+/** The kill switch from the switch node's properties (null: never set, normal). */
+export function autonomyFromProperties(raw: unknown): AutonomyState {
+  if (raw === null || raw === undefined) return NORMAL;
   // autoLockAt is the lock automatic reports take (recordAutoAuthorization), not part of the state.
-  const { id: _id, autoLockAt: _lock, ...stored } = toPlain(records[0].get('k')) as Record<string, unknown>;
+  const { id: _id, autoLockAt: _lock, ...stored } = toPlain(raw) as Record<string, unknown>;
   return { ...NORMAL, ...stored } as AutonomyState;
 }
 

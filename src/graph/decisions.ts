@@ -1,5 +1,6 @@
 import type { Driver } from 'neo4j-driver';
-import { type AuditInput, writeAuditTx } from './audit.js';
+import { type AuditInput, completeEntry, createAuditCypher } from './audit.js';
+import { groupCommit } from './db/group-commit.js';
 import { toPlain } from './db/statements.js';
 
 /** A gate decision as recorded for replay: canonical inputs, the facts read, the policy digest and the answer (secrets redacted). */
@@ -17,27 +18,20 @@ export interface StoredDecision {
   answer: string;
 }
 
-const CREATE_DECISION = `CREATE (d:Decision) SET d = $d, d.at = datetime($d.at)`;
+// The decision and, when given, its audit line: one statement, so one row of a group commit.
+const CREATE_DECISION = `CREATE (d:Decision) SET d = row.d, d.at = datetime(row.d.at)
+  WITH row
+  FOREACH (e IN CASE WHEN row.audit IS NULL THEN [] ELSE [row.audit] END |
+    ${createAuditCypher('e')})
+  RETURN row.d.id AS id`;
 
 /**
- * Records one decision as `(:Decision)`; with `audit`, its audit line in the same transaction, so
- * the two commit together (one commit per gate question instead of two).
+ * Records one decision as `(:Decision)`; with `audit`, its audit line in the same statement, so
+ * the two commit together. Concurrent decisions share one transaction (group-commit.ts); this
+ * resolves once this one's has committed.
  */
 export async function recordDecision(driver: Driver, d: StoredDecision, audit?: AuditInput): Promise<void> {
-  if (!audit) {
-    await driver.executeQuery(CREATE_DECISION, { d });
-    return;
-  }
-  // executeQuery's bookmark manager: reads through executeQuery and readQuery see this write.
-  const session = driver.session({ bookmarkManager: driver.executeQueryBookmarkManager });
-  try {
-    await session.executeWrite(async (tx) => {
-      await tx.run(CREATE_DECISION, { d });
-      await writeAuditTx(tx, [audit]);
-    });
-  } finally {
-    await session.close();
-  }
+  await groupCommit(driver, 'decision', CREATE_DECISION, { d, audit: audit ? completeEntry(audit) : null });
 }
 
 /** One recorded decision, or null. */

@@ -9,11 +9,13 @@ import {
   notFound,
   type Provenance,
   refusePair,
+  RELATIONSHIP_RULES,
   RELATIONSHIP_TYPES,
   type RelationshipType,
   RelationshipTypeSchema,
 } from '../model/index.js';
-import { type AuditInput, writeWithAudit } from './audit.js';
+import { type AuditInput, completeEntry, createAuditCypher, writeWithAudit } from './audit.js';
+import { groupCommit } from './db/group-commit.js';
 import { inBatches, isoNow, toPlain } from './db/statements.js';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 
@@ -134,9 +136,32 @@ function edgeParams(e: EdgeInput) {
 }
 
 /**
+ * The declared-edge write of createRelationship, for one row: both ends matched with the kinds the
+ * type allows, the edge merged, the audit line (when given) created, all in one statement (one row
+ * of a group commit). No row back: an end is gone or its kind not allowed, and nothing is written.
+ */
+function declareCypher(type: RelationshipType): string {
+  if (!(RELATIONSHIP_TYPES as readonly string[]).includes(type)) throw new Error(`not a relationship type: ${type}`);
+  return `MATCH (a:Resource {id: row.fromId}), (b:Resource {id: row.toId}) WHERE [a.kind, b.kind] IN row.allowed
+    MERGE (a)-[e:${type} {provenance: row.provenance, source: row.source}]->(b)
+    ON CREATE SET e.firstSeen = datetime(row.now), e.created = true
+    WITH a, b, e, row, coalesce(e.created, false) AS created
+    SET e.lastSeen = datetime(row.now), e.updateTag = null,
+        e.rule = row.rule, e.confidence = row.confidence,
+        e.evidence = coalesce(row.evidence, e.evidence)
+    REMOVE e.created
+    WITH a, b, e, row, created
+    FOREACH (x IN CASE WHEN row.audit IS NULL THEN [] ELSE [row.audit] END |
+      ${createAuditCypher('x')})
+    RETURN ${EDGE_PROJECTION} AS edge, created`;
+}
+
+/**
  * Creates one relationship after validating it; refused input (unknown resource, self-loop,
  * disallowed kind pair) is a BAD_USER_INPUT naming the field, and nothing is written. Validation
- * and write share one transaction so a concurrent delete cannot slip between them.
+ * and write share one statement (the ends matched with their kinds), so a concurrent delete cannot
+ * slip between them; with `audit`, its line commits in it too. Concurrent writes share one
+ * transaction (group-commit.ts); this resolves once this one's has committed.
  */
 export async function createRelationship(
   driver: Driver,
@@ -147,7 +172,21 @@ export async function createRelationship(
   if (!type.success) throw badInput('type', `must be one of ${RELATIONSHIP_TYPES.join(', ')}`);
   if (edge.fromId === edge.toId)
     throw badInput('target', `a ${edge.type} edge from ${edge.fromId} to itself is not allowed`);
-  return writeWithAudit(driver, (tx) => mergeEdgeTx(tx, edge, isoNow()), audit);
+  const row = {
+    ...edgeParams(edge),
+    allowed: RELATIONSHIP_RULES[type.data].allowed.map((pair) => [...pair]),
+    now: isoNow(),
+    audit: audit ? completeEntry(audit()) : null,
+  };
+  const [rec] = await groupCommit(driver, 'relationship', declareCypher(type.data), row);
+  if (rec) return { relationship: edgeFromRow(rec.get('edge')), created: Boolean(rec.get('created')) };
+  // Nothing matched: which end is gone or refused, read (a refusal's path only).
+  const kinds = await kindsOf(driver, [edge.fromId, edge.toId]);
+  const from = kinds.get(edge.fromId);
+  const to = kinds.get(edge.toId);
+  if (!from) throw notFound('source', `resource ${edge.fromId}`);
+  if (!to) throw notFound('target', `resource ${edge.toId}`);
+  throw badInput('type', refusePair(edge.type, from, to) ?? `${edge.type} from ${from} to ${to} was not written`);
 }
 
 /** One validated edge, merged inside the caller's transaction (both endpoints must exist, the pair be allowed). */

@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import type { AuthorizationHistory } from '../graph/autonomy.js';
+import { readGateFacts } from '../graph/gate-facts.js';
+import { oneRefId, type ResourceRef } from '../graph/resources/read.js';
 import { latestTransitions } from '../graph/transitions/read.js';
-import { badInput, type ResourceRecord, type TransitionRecord } from '../model/index.js';
+import {
+  AitiaError,
+  type AutonomyState,
+  badInput,
+  type ResourceRecord,
+  type TransitionRecord,
+} from '../model/index.js';
 import {
   type ActionRequest,
   type LastChangeFact,
@@ -96,6 +105,67 @@ export async function resolveGateTarget(deps: ServiceDeps, ref: string, field: s
   const latest = (await latestTransitions(deps.driver, [resource.id])).get(resource.id) ?? null;
   const { facts, notes } = resourceTargetFacts(resource);
   return { facts: { ...facts, lastChange: latest ? lastChangeFact(latest) : null }, notes, resource };
+}
+
+/** A gate target read with everything else its decision rests on. */
+export interface GateRead {
+  target: GateTarget;
+  autonomy: AutonomyState;
+  history: AuthorizationHistory;
+}
+
+/**
+ * Resolves a gate target as {@link resolveGateTarget} does (the same refusals, naming `field`) and
+ * reads, in the same statement, the kill switch and the target's authorization history of `action`
+ * inside `windows` (rateWindows before the switch's reset: the statement applies it).
+ */
+export async function readGateTarget(
+  deps: ServiceDeps,
+  ref: string,
+  field: string,
+  action: string,
+  windows: { since: string | null; autoSince: string | null },
+): Promise<GateRead> {
+  const parsed = parseTargetRef(ref);
+  if (!parsed.ok) throw badInput(field, parsed.reason);
+  if (parsed.ref.form === 'entity') {
+    const facts = entityTargetFacts(parsed.ref.entityType, parsed.ref.name);
+    const read = await readGateFacts(deps.driver, { ref: null, entityId: facts.id, action, ...windows });
+    return { target: { facts, notes: [], resource: null }, autonomy: read.autonomy, history: read.history };
+  }
+  const asked = parsed.ref.form === 'id' ? parsed.ref.id : parsed.ref.slug;
+  const resourceRef: ResourceRef = parsed.ref.form === 'id' ? { id: parsed.ref.id } : { slug: parsed.ref.slug };
+  const read = await asInputRef(asked, field, () =>
+    readGateFacts(deps.driver, { ref: resourceRef, entityId: null, action, ...windows }),
+  );
+  const id = await asInputRef(asked, field, async () =>
+    oneRefId(
+      read.found.map((r) => r.id),
+      resourceRef,
+      field,
+    ),
+  );
+  const resource = read.found.find((r) => r.id === id)!;
+  const { facts, notes } = resourceTargetFacts(resource);
+  const lastChange = read.latest ? lastChangeFact(read.latest) : null;
+  return {
+    target: { facts: { ...facts, lastChange }, notes, resource },
+    autonomy: read.autonomy,
+    history: read.history,
+  };
+}
+
+/** A ref's refusals as resolveInputRef words them: unknown is `no resource <ref>`, every one names `field`. */
+async function asInputRef<T>(ref: string, field: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AitiaError && err.code === 'NOT_FOUND') throw badInput(field, `no resource ${ref}`);
+    if (err instanceof AitiaError && err.code === 'BAD_USER_INPUT' && err.field !== field) {
+      throw badInput(field, err.message.replace(/^[^:]+: /, ''), err.details);
+    }
+    throw err;
+  }
 }
 
 /** The gate's view of a stored transition: who changed the target, how sure, and what did it. */

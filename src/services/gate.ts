@@ -16,10 +16,10 @@ import {
 } from '../policy/index.js';
 import { randomUUID } from 'node:crypto';
 import { recordDecision, type StoredDecision } from '../graph/decisions.js';
-import { authorizationHistory, autonomyState, openBreaker } from '../graph/autonomy.js';
+import { openBreaker } from '../graph/autonomy.js';
 import { audited } from './audit.js';
 import { nowOf, type ServiceDeps } from './deps.js';
-import { type ClassifyActionArgs, parseClassifyInput, resolveGateTarget } from './gate-input.js';
+import { type ClassifyActionArgs, parseClassifyInput, readGateTarget } from './gate-input.js';
 import { assertCan, type Principal } from './permissions.js';
 
 /** The gate's ordered vocabularies, for the API surfaces that describe its answers. */
@@ -85,17 +85,16 @@ export interface Asked {
 export async function decide(deps: ServiceDeps, input: ClassifyActionArgs, prefix: string): Promise<Asked> {
   const { policy: rules, digest } = policyOf(deps);
   const request = parseClassifyInput(input, prefix);
-  const [target, autonomy] = await Promise.all([
-    resolveGateTarget(deps, input.target, `${prefix}.target`),
-    autonomyState(deps.driver),
-  ]);
   const at = nowOf(deps);
   const action = canonicalAction(request.action);
-  const history = await authorizationHistory(deps.driver, {
-    targetId: target.facts.id,
+  // One statement: the target, its last change, the kill switch and the history the limits read.
+  const { target, autonomy, history } = await readGateTarget(
+    deps,
+    input.target,
+    `${prefix}.target`,
     action,
-    ...rateWindows(rules, action, at, autonomy.setAt),
-  });
+    rateWindows(rules, action, at),
+  );
   const rate: RateFacts = {
     last: history.last,
     autoCount: history.autoCount,
