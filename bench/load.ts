@@ -13,14 +13,19 @@
  * client work does not share the service's event loop, and speak HTTP/1.1 keep-alive through
  * node:http (fetch costs the shared cores ~2× as much per request).
  *
- *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase)  AITIA_BENCH_VMS (2000)
+ * `--phase mixed` runs only the mix (after the same warm-up), 30 s by default, and prints per
+ * operation its statements per request alone, its writes' rows per commit and driver retries
+ * (src/graph/db/group-commit.ts), and lock waits as Neo4j reports them (SHOW TRANSACTIONS sampled,
+ * bench/load-contention.ts), with the load average beside the latencies.
+ *
+ *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase; 30 for --phase mixed)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
  *   AITIA_BENCH_PROFILE=<file.cpuprofile>: the service's CPU profile of the second read phase
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector/promises';
 import { type ChildProcess, fork } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setSharedStatement } from '../src/graph/db/coalesced-read.js';
@@ -32,11 +37,18 @@ import { createFeedBus } from '../src/pipeline/bus.js';
 import { loadStartupPolicy } from '../src/policy/index.js';
 import { createHttpServer, listen } from '../src/server/http.js';
 import { addToken, TokenStore } from '../src/services/token-store.js';
+import { type GroupCommitStats, groupCommitStats } from '../src/graph/db/group-commit.js';
+import { groupCommitsSince, type LockFigures, sampleLocks } from './load-contention.js';
 import { type AgentsSetup, operations, type PhaseReport, type PhaseRequest } from './load-agents.js';
 import { benchNeo4j, fmt, percentile } from './support.js';
 
+const phaseArg = process.argv.findIndex((a) => a === '--phase' || a.startsWith('--phase='));
+const PHASE =
+  phaseArg === -1 ? 'all' : (process.argv[phaseArg]!.split('=')[1] ?? process.argv[phaseArg + 1] ?? '').trim();
+if (PHASE !== 'all' && PHASE !== 'mixed')
+  throw new Error(`--phase: must be mixed (or omitted for every phase), not "${PHASE}"`);
 const AGENTS = Number(process.env.AITIA_BENCH_AGENTS ?? 50);
-const SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? 15);
+const SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? (PHASE === 'mixed' ? 30 : 15));
 const VMS = Number(process.env.AITIA_BENCH_VMS ?? 2000);
 const HOSTS = 20;
 const SERVICES = Math.floor(VMS / 4);
@@ -51,6 +63,9 @@ const liveHeapMb = () => {
   return process.memoryUsage().heapUsed / 2 ** 20;
 };
 let child: ChildProcess | undefined;
+
+/** The group-commit label of each operation that writes (src/graph/decisions.ts, edges.ts). */
+const WRITE_LABELS: Record<string, string> = { classifyAction: 'decision', createRelationship: 'relationship' };
 
 /** Runs `work` under the V8 profiler when AITIA_BENCH_PROFILE names a file to write the profile to. */
 async function profiled<T>(work: () => Promise<T>): Promise<T> {
@@ -206,6 +221,33 @@ try {
     };
   }
 
+  /** The mixed phase's figures for a RESULT line: per write operation its latency, statements, commits, retries and lock waits. */
+  function mixedFigures(p: Phase, commits: Map<string, GroupCommitStats>, locks: LockFigures, load: number[]): string {
+    const figures: string[] = [
+      `mixed_p50_ms=${fmt(p.p50, 1)}`,
+      `mixed_errors=${p.errors}`,
+      `mixed_statements_per_req=${fmt(p.statementsPerRequest)}`,
+    ];
+    for (const [name, short] of [
+      ['classifyAction', 'classify'],
+      ['createRelationship', 'relate'],
+    ] as const) {
+      const samples = p.perOp.get(name) ?? [];
+      const c = commits.get(WRITE_LABELS[name]!) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0 };
+      figures.push(
+        `${short}_p50_ms=${samples.length ? fmt(percentile(samples, 50), 1) : 'na'}`,
+        `${short}_p99_ms=${samples.length ? fmt(percentile(samples, 99), 1) : 'na'}`,
+        `${short}_statements_alone=${fmt(statements.get(name) ?? 0, 1)}`,
+        `${short}_rows_per_commit=${fmt(c.rows / Math.max(1, c.transactions), 1)}`,
+        `${short}_retries=${c.retries}`,
+        `${short}_lock_wait_ms=${fmt(locks.waitMs.get(name) ?? 0, 0)}`,
+        `${short}_blocked_samples=${locks.blocked.get(name) ?? 0}`,
+      );
+    }
+    figures.push(`load_avg_1m=${fmt(load[0]!, 1)}/${fmt(load[1]!, 1)}`);
+    return figures.join(' ');
+  }
+
   const MIXED = [...READS, 'classifyAction', 'createRelationship'];
   // Warm-up: plans cached, connections pooled; one agent, so each operation's Neo4j statements
   // are counted exactly (round trips per request). Then all agents once, for the plans of the
@@ -218,65 +260,118 @@ try {
     statements.set(op, counting.count() / 40);
   }
   await ask({ ops: MIXED, agents: AGENTS, count: AGENTS * 40 });
-  await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: interpretedUrl });
-  await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: unsharedUrl });
-
-  const reads1 = await phase('reads', READS);
-  const reads2 = await profiled(() => phase('reads again', READS));
-  // The read mix once more, each text's callers as their own statement: what the shared one saves.
-  const readsUnshared = await phase('reads, unshared', READS, unsharedUrl, countingUnshared);
-  // The read mix once more, on graphql-js's executor alone (src/server/executor.ts compiles an
-  // operation from its second run): what the compiled code saves, in this run.
-  const readsJs = await phase('reads, graphql-js', READS, interpretedUrl);
-  const mixed = await phase('reads + writes', MIXED);
-  child.send({ exit: true });
-  child = undefined;
-  for (const s of [server, interpreted, unshared]) {
-    s.closeAllConnections();
-    s.close();
+  if (PHASE === 'all') {
+    await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: interpretedUrl });
+    await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: unsharedUrl });
   }
 
-  console.log(
-    `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
-  );
-  console.log(
-    'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   live heap MB',
-  );
-  for (const p of [reads1, reads2, readsUnshared, readsJs, mixed]) {
-    console.log(
-      `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(10)} / ${fmt(p.agentsCpuMsPerRequest)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(14)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
-    );
+  /** The mix, with what its writes contended for: rows per commit, retries, lock waits. */
+  async function mixedPhase() {
+    const commitsBefore = groupCommitStats(counting.driver);
+    const locks = sampleLocks(neo.driver);
+    const load1 = loadavg()[0]!;
+    const p = await phase('reads + writes', MIXED);
+    const lockFigures = await locks.stop();
+    return {
+      p,
+      commits: groupCommitsSince(counting.driver, commitsBefore),
+      locks: lockFigures,
+      load: [load1, loadavg()[0]!],
+    };
   }
-  for (const p of [reads2, mixed]) {
+
+  if (PHASE === 'mixed') {
+    const { p: mixed, commits, locks, load } = await mixedPhase();
+    child.send({ exit: true });
+    child = undefined;
+    for (const s of [server, interpreted, unshared]) {
+      s.closeAllConnections();
+      s.close();
+    }
+    printMixed(mixed, commits, locks, load);
+    if (mixed.errors > 0) console.log(`\nfirst error: ${mixed.firstError}`);
     console.log(
-      `\nper operation (${p.label}; ${fmt(p.statementsPerRequest)} statements/request under load)`.padEnd(40) +
-        '\n' +
-        ''.padEnd(38) +
-        ' count   p50 ms   p99 ms  statements/req alone',
+      `RESULT load_mixed mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} ${mixedFigures(mixed, commits, locks, load)}`,
     );
-    for (const [name, samples] of p.perOp) {
+  } else {
+    const reads1 = await phase('reads', READS);
+    const reads2 = await profiled(() => phase('reads again', READS));
+    // The read mix once more, each text's callers as their own statement: what the shared one saves.
+    const readsUnshared = await phase('reads, unshared', READS, unsharedUrl, countingUnshared);
+    // The read mix once more, on graphql-js's executor alone (src/server/executor.ts compiles an
+    // operation from its second run): what the compiled code saves, in this run.
+    const readsJs = await phase('reads, graphql-js', READS, interpretedUrl);
+    const { p: mixed, commits, locks, load } = await mixedPhase();
+    child.send({ exit: true });
+    child = undefined;
+    for (const s of [server, interpreted, unshared]) {
+      s.closeAllConnections();
+      s.close();
+    }
+
+    console.log(
+      `\naitia bench:load — ${AGENTS} agents × ${SECONDS} s per phase, ${VMS} VMs / ${SERVICES} services / ${HOSTS} hosts (Neo4j: ${neo.via})\n`,
+    );
+    console.log(
+      'phase              requests   req/s   p50 ms   p99 ms  errors  CPU ms/req (aitia / agents / Neo4j)   aitia RSS MB before → after   live heap MB',
+    );
+    for (const p of [reads1, reads2, readsUnshared, readsJs, mixed]) {
       console.log(
-        `${name.padEnd(38)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(21)}`,
+        `${p.label.padEnd(18)} ${String(p.requests).padStart(8)} ${fmt(p.rps, 0).padStart(7)} ${fmt(p.p50).padStart(8)} ${fmt(p.p99).padStart(8)} ${String(p.errors).padStart(7)} ${fmt(p.cpuMsPerRequest).padStart(10)} / ${fmt(p.agentsCpuMsPerRequest)} / ${(p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)).padEnd(14)}  ${fmt(p.rssBefore, 0).padStart(6)} → ${fmt(p.rssAfter, 0).padEnd(12)} ${fmt(p.heapAfter, 0).padStart(7)}`,
       );
     }
+    for (const p of [reads2, mixed]) {
+      console.log(
+        `\nper operation (${p.label}; ${fmt(p.statementsPerRequest)} statements/request under load)`.padEnd(40) +
+          '\n' +
+          ''.padEnd(38) +
+          ' count   p50 ms   p99 ms  statements/req alone',
+      );
+      for (const [name, samples] of p.perOp) {
+        console.log(
+          `${name.padEnd(38)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(21)}`,
+        );
+      }
+    }
+    printMixed(mixed, commits, locks, load);
+    // CPU per request against the agents' own: the host's speed drifts between phases, their work does not.
+    const relativeCpu = (p: Phase) => p.cpuMsPerRequest / p.agentsCpuMsPerRequest;
+    const saved = 1 - relativeCpu(reads2) / relativeCpu(readsJs);
+    console.log(
+      `\ncompiled operations vs graphql-js alone (reads again vs reads, graphql-js): aitia CPU per request ${fmt(reads2.cpuMsPerRequest)} vs ${fmt(readsJs.cpuMsPerRequest)} ms, ${fmt(100 * saved, 0)} % less relative to the agents' CPU per request; ${fmt(reads2.rps, 0)} vs ${fmt(readsJs.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsJs.p99, 1)} ms`,
+    );
+    const neoMs = (p: Phase) => (p.neoCpuMsPerRequest === null ? 'na' : fmt(p.neoCpuMsPerRequest));
+    console.log(
+      `shared statement on vs off (reads again vs reads, unshared): ${fmt(reads2.rps, 0)} vs ${fmt(readsUnshared.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsUnshared.p99, 1)} ms, ${fmt(reads2.statementsPerRequest)} vs ${fmt(readsUnshared.statementsPerRequest)} statements and ${neoMs(reads2)} vs ${neoMs(readsUnshared)} Neo4j CPU ms per request`,
+    );
+    const all = [reads1, reads2, readsUnshared, readsJs, mixed];
+    const errors = all.reduce((n, p) => n + p.errors, 0);
+    const firstError = all.find((p) => p.firstError !== null)?.firstError ?? null;
+    if (errors > 0) console.log(`\nfirst error: ${firstError}`);
+    console.log(
+      `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)} graphql_js_read_rps=${fmt(readsJs.rps, 0)} graphql_js_read_p99_ms=${fmt(readsJs.p99, 1)} graphql_js_read_cpu_ms_per_req=${fmt(readsJs.cpuMsPerRequest)} compiled_cpu_saved_pct=${fmt(100 * saved, 0)} shared_on_rps=${fmt(reads2.rps, 0)} shared_off_rps=${fmt(readsUnshared.rps, 0)} shared_on_p99_ms=${fmt(reads2.p99, 1)} shared_off_p99_ms=${fmt(readsUnshared.p99, 1)} shared_on_statements_per_req=${fmt(reads2.statementsPerRequest)} shared_off_statements_per_req=${fmt(readsUnshared.statementsPerRequest)} shared_on_neo4j_cpu_ms_per_req=${neoMs(reads2)} shared_off_neo4j_cpu_ms_per_req=${neoMs(readsUnshared)} ${mixedFigures(mixed, commits, locks, load)}`,
+    );
   }
-  // CPU per request against the agents' own: the host's speed drifts between phases, their work does not.
-  const relativeCpu = (p: Phase) => p.cpuMsPerRequest / p.agentsCpuMsPerRequest;
-  const saved = 1 - relativeCpu(reads2) / relativeCpu(readsJs);
-  console.log(
-    `\ncompiled operations vs graphql-js alone (reads again vs reads, graphql-js): aitia CPU per request ${fmt(reads2.cpuMsPerRequest)} vs ${fmt(readsJs.cpuMsPerRequest)} ms, ${fmt(100 * saved, 0)} % less relative to the agents' CPU per request; ${fmt(reads2.rps, 0)} vs ${fmt(readsJs.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsJs.p99, 1)} ms`,
-  );
-  const neoMs = (p: Phase) => (p.neoCpuMsPerRequest === null ? 'na' : fmt(p.neoCpuMsPerRequest));
-  console.log(
-    `shared statement on vs off (reads again vs reads, unshared): ${fmt(reads2.rps, 0)} vs ${fmt(readsUnshared.rps, 0)} req/s, p99 ${fmt(reads2.p99, 1)} vs ${fmt(readsUnshared.p99, 1)} ms, ${fmt(reads2.statementsPerRequest)} vs ${fmt(readsUnshared.statementsPerRequest)} statements and ${neoMs(reads2)} vs ${neoMs(readsUnshared)} Neo4j CPU ms per request`,
-  );
-  const all = [reads1, reads2, readsUnshared, readsJs, mixed];
-  const errors = all.reduce((n, p) => n + p.errors, 0);
-  const firstError = all.find((p) => p.firstError !== null)?.firstError ?? null;
-  if (errors > 0) console.log(`\nfirst error: ${firstError}`);
-  console.log(
-    `RESULT load rps=${fmt(reads2.rps, 0)} p99_ms=${fmt(reads2.p99, 1)} read_rps=${fmt(reads2.rps, 0)} read_p99_ms=${fmt(reads2.p99, 1)} read_p50_ms=${fmt(reads2.p50, 1)} read_statements_per_req=${fmt(reads2.statementsPerRequest)} errors=${errors} agents=${AGENTS} read_cpu_ms_per_req=${fmt(reads2.cpuMsPerRequest)} read_agents_cpu_ms_per_req=${fmt(reads2.agentsCpuMsPerRequest)} read_neo4j_cpu_ms_per_req=${reads2.neoCpuMsPerRequest === null ? 'na' : fmt(reads2.neoCpuMsPerRequest)} mixed_rps=${fmt(mixed.rps, 0)} mixed_p99_ms=${fmt(mixed.p99, 1)} rss_mb_reads1_end=${fmt(reads1.rssAfter, 0)} rss_mb_reads2_end=${fmt(reads2.rssAfter, 0)} rss_mb_growth_reads2=${fmt(reads2.rssAfter - reads1.rssAfter, 0)} heap_mb_reads1_end=${fmt(reads1.heapAfter, 0)} heap_mb_reads2_end=${fmt(reads2.heapAfter, 0)} graphql_js_read_rps=${fmt(readsJs.rps, 0)} graphql_js_read_p99_ms=${fmt(readsJs.p99, 1)} graphql_js_read_cpu_ms_per_req=${fmt(readsJs.cpuMsPerRequest)} compiled_cpu_saved_pct=${fmt(100 * saved, 0)} shared_on_rps=${fmt(reads2.rps, 0)} shared_off_rps=${fmt(readsUnshared.rps, 0)} shared_on_p99_ms=${fmt(reads2.p99, 1)} shared_off_p99_ms=${fmt(readsUnshared.p99, 1)} shared_on_statements_per_req=${fmt(reads2.statementsPerRequest)} shared_off_statements_per_req=${fmt(readsUnshared.statementsPerRequest)} shared_on_neo4j_cpu_ms_per_req=${neoMs(reads2)} shared_off_neo4j_cpu_ms_per_req=${neoMs(readsUnshared)}`,
-  );
+
+  /** Per write: rows per commit, the driver's retries, lock waits and blocked samples. */
+  function printMixed(p: Phase, commits: Map<string, GroupCommitStats>, locks: LockFigures, load: number[]): void {
+    console.log(
+      `\nmixed phase: ${fmt(p.rps, 0)} req/s, p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, ${p.errors} errors, ${fmt(p.statementsPerRequest)} statements/request under load; load average ${fmt(load[0]!, 1)} → ${fmt(load[1]!, 1)} (the latencies are this machine's, as loaded)`,
+    );
+    console.log(
+      'operation            count   p50 ms   p99 ms  statements/req alone  commits  rows/commit  retries  lock wait ms (sampled)  blocked samples',
+    );
+    for (const [name, samples] of p.perOp) {
+      const label = WRITE_LABELS[name];
+      const c = label ? commits.get(label) : undefined;
+      console.log(
+        `${name.padEnd(20)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(21)} ${(c ? String(c.transactions) : '-').padStart(8)} ${(c ? fmt(c.rows / Math.max(1, c.transactions), 1) : '-').padStart(12)} ${(c ? String(c.retries) : '-').padStart(8)} ${(label ? fmt(locks.waitMs.get(name) ?? 0, 0) : '-').padStart(23)} ${(label ? String(locks.blocked.get(name) ?? 0) : '-').padStart(16)}`,
+      );
+    }
+    console.log(
+      `other transactions: lock wait ${fmt(locks.waitMs.get('other') ?? 0, 0)} ms, ${locks.blocked.get('other') ?? 0} blocked samples, over ${locks.samples} samples of SHOW TRANSACTIONS`,
+    );
+  }
 } finally {
   child?.kill();
   await neo.driver
