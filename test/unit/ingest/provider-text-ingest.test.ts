@@ -57,7 +57,7 @@ function vcenterGuestHostname(sent: string): unknown {
       ],
     },
   ];
-  return transformVcenterInventory(doc, 'vc1').rows[0]?.resource.attributes.guest_hostname;
+  return transformVcenterInventory(doc, 'vc1').rows[0]?.resource.attributes?.guest_hostname;
 }
 
 describe('provider names enter the model cleaned', () => {
