@@ -1,8 +1,8 @@
-// The console's own small build: one esbuild bundle (preact, cytoscape and the pages) and the one
-// stylesheet their CSS imports make (app.css) into dist/console/, beside the service's build. Run by `npm run build` (console:build)
+// The console's own small build: one esbuild bundle (preact, cytoscape and the pages), the one
+// stylesheet their CSS imports make (app.css) and the warm-up's documents (queries.json) into dist/console/, beside the service's build. Run by `npm run build` (console:build)
 // and by the browser tests when the bundle is older than its sources. Fails past the size budget.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -11,6 +11,24 @@ const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '..', 'dist', 'console');
 /** JS and CSS together, gzip-compressed (issue 31). */
 const BUDGET_GZIP_BYTES = 300 * 1024;
+
+/**
+ * dist/console/queries.json: the documents a first visit asks (console/src/queries.ts WARM_UP), for
+ * the server's warm-up — evaluated from the same module the pages import, so the two cannot differ.
+ */
+async function writeWarmUp(dir) {
+  const bundled = await build({
+    entryPoints: [join(here, 'src', 'queries.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    logLevel: 'error',
+  });
+  const source = bundled.outputFiles[0].text;
+  const { WARM_UP } = await import(`data:text/javascript;base64,${globalThis.Buffer.from(source).toString('base64')}`);
+  writeFileSync(join(dir, 'queries.json'), `${JSON.stringify({ warmUp: WARM_UP }, null, 1)}\n`);
+}
 
 export async function buildConsole({ quiet = false } = {}) {
   // Built beside the old build and swapped in, so a running server never reads a half-written file.
@@ -34,6 +52,7 @@ export async function buildConsole({ quiet = false } = {}) {
     throw err;
   });
   copyFileSync(join(here, 'src', 'index.html'), join(next, 'index.html'));
+  await writeWarmUp(next);
   let gzipTotal = 0;
   const sizes = ['app.js', 'app.css'].map((name) => {
     const body = readFileSync(join(next, name));

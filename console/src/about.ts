@@ -3,6 +3,7 @@
 // kill switch for the banner.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { gql } from './api';
+import { ABOUT_QUERY } from './queries';
 
 export interface Autonomy {
   mode: 'normal' | 'halt';
@@ -13,8 +14,6 @@ export interface Autonomy {
   breakerReason: string | null;
 }
 
-export const AUTONOMY_FIELDS = 'mode setBy setAt reason breakerOpenedAt breakerReason';
-export const ABOUT_QUERY = `{ about { version principal role autonomy { ${AUTONOMY_FIELDS} } } }`;
 export const POLL_MS = 3000;
 
 export interface About {

@@ -1,10 +1,7 @@
 // The approval requests the inbox and history read, and the live feed of their changes.
 import type { ApprovalRecord } from '../../src/model/approvals.js';
 import { gql, subscribe } from './api';
-
-export const APPROVAL_FIELDS = `id planId step status requester requesterOwner reason requestedAt expiresAt action
-  targetId targetName inputs riskClass autonomy approval reasons decidedBy decidedAt decisionReason
-  grantExpiresAt usedAt usedBy expired`;
+import { APPROVAL_FIELDS, APPROVALS_PAGE, APPROVALS_QUERY, REDEEMS_QUERY } from './queries';
 
 /** An approval as the console asks for it: the stored record's fields (src/model), and whether it expired. */
 export type ApprovalRequest = Pick<
@@ -62,21 +59,14 @@ export interface GrantRedeem {
 }
 
 /** Open requests (pending, unexpired: what an operator can still decide), or the others. */
-export async function listApprovals(open: boolean, first = 100): Promise<ApprovalRequest[]> {
-  const d = await gql<{ approvals: { nodes: ApprovalRequest[] } }>(
-    `query($open: Boolean, $first: Int) { approvals(open: $open, first: $first) { nodes { ${APPROVAL_FIELDS} } } }`,
-    { open, first },
-  );
+export async function listApprovals(open: boolean, first = APPROVALS_PAGE): Promise<ApprovalRequest[]> {
+  const d = await gql<{ approvals: { nodes: ApprovalRequest[] } }>(APPROVALS_QUERY, { open, first });
   return d.approvals.nodes;
 }
 
 /** Grant redeems, newest first: the used ones and the refused ones. */
-export async function listRedeems(first = 100): Promise<GrantRedeem[]> {
-  const d = await gql<{ grantRedeems: { nodes: GrantRedeem[] } }>(
-    `query($first: Int) { grantRedeems(first: $first) { nodes { id at principal outcome refusal { code field message }
-      approvalId approval { action targetId targetName requester } } } }`,
-    { first },
-  );
+export async function listRedeems(first = APPROVALS_PAGE): Promise<GrantRedeem[]> {
+  const d = await gql<{ grantRedeems: { nodes: GrantRedeem[] } }>(REDEEMS_QUERY, { first });
   return d.grantRedeems.nodes;
 }
 

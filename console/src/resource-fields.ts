@@ -24,9 +24,6 @@ export function foldState(value: unknown): void {
   }
 }
 
-/** The summary fields the lists show. */
-export const RESOURCE_SUMMARY = `id kind name slug provider lifecycle rawState ${STATE_FIELDS}`;
-
 export interface ResourceSummary {
   id: string;
   kind: string;

@@ -3,14 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/demo/run-demo.js';
 import { DEMO_SERVICES } from '../../src/demo/story.js';
 import { resetScope } from '../../src/graph/resources/demo-scope.js';
-import { WARM_UP_PRINCIPAL } from '../../src/server/console-warm-up.js';
+import { consoleDir } from '../../src/server/console.js';
+import { readWarmUpDocuments, WARM_UP_PRINCIPAL } from '../../src/server/console-warm-up.js';
+import { ensureConsoleBuilt } from '../support/console-browser.js';
 import { useGraph } from '../support/graph.js';
 import { waitForLog } from '../support/log-capture.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /*
  * The console warm-up `aitia serve` runs once it listens (console-warm-up.ts): on the demo it runs
- * every console query without a failure, through the server's own yoga, and leaves the graph exactly
+ * every document the console's build listed (console/src/queries.ts WARM_UP) without a failure, through the server's own yoga, and leaves the graph exactly
  * as it was: no node, relationship or property changed and no audit line written.
  */
 const { driver } = useGraph();
@@ -33,6 +35,7 @@ async function graphDigest(): Promise<{ digest: string; nodes: number; audit: nu
 }
 
 beforeAll(async () => {
+  ensureConsoleBuilt();
   await runDemo({ driver, suppression: 'shadow' }, { print: () => {} });
 }, 180_000);
 afterAll(async () => {
@@ -55,8 +58,13 @@ describe('the console warm-up', () => {
       servers.push(await startTestServer(driver, { log: warm.log, http: { warmUp: true, compileAfter } }));
       const report = await warm.seen;
       expect(report.failed).toEqual([]);
-      // The estate's five, the pick, a resource's three and its page by slug (the demo has a host).
-      expect(report.documents).toBe(10);
+      // Every document the console's build wrote (console/src/queries.ts), and the pick of a
+      // resource for the resource page's (the demo has a host).
+      const documents = readWarmUpDocuments(consoleDir());
+      expect(documents.map((d) => d.name)).toEqual(
+        expect.arrayContaining(['timeline', 'conditions', 'resource', 'resource by slug', 'graph', 'incident']),
+      );
+      expect(report.documents).toBe(documents.length + 1);
       const after = await graphDigest();
       expect(after).toEqual(before);
       const { records } = await driver.executeQuery('MATCH (a:AuditEntry {principal: $name}) RETURN count(a) AS n', {

@@ -3,9 +3,6 @@
 import { Time } from '../time';
 import { Badge } from './ui';
 
-export const CHECK_FIELDS = `id kind target intervalSeconds critical createdBy failing unreachable lastRunAt
-  latest { status at durationMs reason unreachable }`;
-
 export interface CheckData {
   id: string;
   kind: string;

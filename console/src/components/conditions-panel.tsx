@@ -3,15 +3,11 @@
 // someone meant it (`expected`), `suppressed`, `wouldSuppress` and why. Live through conditionChanged.
 import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe } from '../api';
+import { CONDITION_FIELDS, CONDITIONS_QUERY, SUPPRESSED_PAGE } from '../queries';
 import { resourceHref } from '../router';
 import { Time } from '../time';
 import { ConfidenceBadge } from './transition-list';
 import { Badge, ErrorBox, Loading } from './ui';
-
-const CONDITION_FIELDS = `id type status resourceId openedAt expected suppressed wouldSuppress suppressionReasons
-  resource { id slug }
-  cause { transition { id from to observedAt } attribution { confidence actor actorKind } resource { id slug } }
-  narrative(zone: $zone)`;
 
 export interface ConditionData {
   id: string;
@@ -31,12 +27,6 @@ export interface ConditionData {
   } | null;
   narrative: string;
 }
-
-// `first` as a variable: the cost limit multiplies a literal page size into the whole selection.
-const OPEN_QUERY = `query($resource: ID, $zone: String, $suppressed: Int) {
-  openConditions(resourceId: $resource) { ${CONDITION_FIELDS} }
-  conditions(filter: {status: open, suppressed: true, resourceId: $resource}, first: $suppressed) { nodes { ${CONDITION_FIELDS} } }
-}`;
 
 const CHANGED = `subscription($resource: String, $zone: String, $since: Int) {
   conditionChanged(resourceId: $resource, since: $since) { sequence change at condition { ${CONDITION_FIELDS} } }
@@ -113,9 +103,9 @@ export function ConditionsPanel(props: { resource?: string; zone: string }) {
       },
       (e) => setError(`Live updates interrupted: ${e.message}`),
     );
-    gql<{ openConditions: ConditionData[]; conditions: { nodes: ConditionData[] } }>(OPEN_QUERY, {
+    gql<{ openConditions: ConditionData[]; conditions: { nodes: ConditionData[] } }>(CONDITIONS_QUERY, {
       ...vars,
-      suppressed: 200,
+      suppressed: SUPPRESSED_PAGE,
     }).then(
       (d) => {
         let next = [...d.openConditions, ...d.conditions.nodes].reduce(merge, [] as ConditionData[]);

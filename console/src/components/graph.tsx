@@ -4,6 +4,7 @@
 import cytoscape from 'cytoscape';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api';
+import { GRAPH_QUERY } from '../queries';
 import { resourceHref } from '../router';
 import { graphStyle } from './graph-style';
 import { GraphLegend } from './graph-legend';
@@ -34,13 +35,6 @@ interface GraphAnswer {
   relations: Relation[];
   dependents: { count: number; reached: { depth: number; resource: GraphNode & { relations: Edge[] } }[] };
 }
-
-const QUERY = `query($id: ID!, $depth: Int!) {
-  relations(id: $id) { type fromId toId provenance source
-    from { id name slug kind health } to { id name slug kind health } }
-  dependents(id: $id, maxDepth: $depth) { count reached { depth
-    resource { id name slug kind health relations { type fromId toId provenance } } } }
-}`;
 
 // Cytoscape adds a <style> to the head unless an element with this id exists; a strict CSP
 // (style-src 'self') refuses that style, so the marker goes first and pages.css carries its rule.
@@ -99,7 +93,7 @@ export function NeighbourhoodGraph(props: { root: GraphNode; onWalk: (id: string
   useEffect(() => {
     let cancelled = false;
     setError(null);
-    gql<GraphAnswer>(QUERY, { id: root.id, depth }).then(
+    gql<GraphAnswer>(GRAPH_QUERY, { id: root.id, depth }).then(
       (d) => !cancelled && setData(d),
       (e: Error) => !cancelled && setError(e.message),
     );

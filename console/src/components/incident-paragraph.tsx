@@ -3,11 +3,8 @@
 // older than the last 6 hours — with a button that copies it to the clipboard.
 import { useEffect, useState } from 'preact/hooks';
 import { gql, GqlError } from '../api';
+import { INCIDENT_QUERY } from '../queries';
 import { Button, ErrorBox, Loading } from './ui';
-
-const QUERY = `query($id: ID!, $since: DateTime, $until: DateTime, $zone: String) {
-  incidentContext(resourceId: $id, since: $since, until: $until, zone: $zone) { since until zone narrative }
-}`;
 
 const HOUR = 3_600_000;
 const WINDOWS: Record<string, { label: string; hours: number }> = {
@@ -37,7 +34,7 @@ export function IncidentParagraph(props: { id: string; zone: string; latestChang
     setError(null);
     setCopied('');
     const ask = (zone: string) =>
-      gql<{ incidentContext: { narrative: string } }>(QUERY, {
+      gql<{ incidentContext: { narrative: string } }>(INCIDENT_QUERY, {
         id: props.id,
         zone,
         ...range(choice, props.latestChangeAt),

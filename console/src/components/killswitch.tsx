@@ -1,7 +1,8 @@
 // The kill switch on every page: a banner while autonomy is halt (who, when, why) or the breaker is
 // open, and for operators halt/resume with a reason, confirmed in a dialog.
 import { useState } from 'preact/hooks';
-import { AUTONOMY_FIELDS, type Autonomy } from '../about';
+import type { Autonomy } from '../about';
+import { AUTONOMY_FIELDS } from '../queries';
 import { gql } from '../api';
 import type { Session } from '../session';
 import { Time } from '../time';

@@ -4,15 +4,6 @@
 import { resourceHref } from '../router';
 import { Time } from '../time';
 
-/** The fields a row shows; `narrative` in the zone the query names. */
-export const TRANSITION_FIELDS = `id sequence resourceId kind from to rawFrom rawTo observedAt
-  resource { id name slug }
-  attribution { confidence actor actorKind requestedBy executor reason
-    systemContext { label eventId }
-    events { id role rawType summary } }
-  decision { decision reasons wouldHaveSuppressed }
-  narrative(zone: $zone)`;
-
 export type ActorKind = 'human' | 'api_token' | 'ha_manager' | 'system';
 
 export interface TransitionRowData {

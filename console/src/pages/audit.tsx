@@ -2,21 +2,13 @@
 // (auditLog's own filter, from hash params so a filtered log is a link) and paged by cursor.
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from '../api';
+import { AUDIT_PAGE, AUDIT_QUERY } from '../queries';
 import { setHashParams } from '../components/hash-params';
 import { Badge, Button, ErrorBox, Loading } from '../components/ui';
 import { resourceHref } from '../router';
 import type { Session } from '../session';
 import { Time } from '../time';
 import './pages.css';
-
-const PAGE_SIZE = 50;
-
-const QUERY = `query($filter: AuditFilter, $first: Int, $after: String) {
-  auditLog(filter: $filter, first: $first, after: $after) {
-    nodes { id at principal role operation targetIds outcome detail via arguments }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
 
 interface Entry {
   id: string;
@@ -168,7 +160,7 @@ export default function AuditPage(props: { session: Session; params: Record<stri
       ...(operation ? { operation } : {}),
       ...(outcome ? { outcome } : {}),
     };
-    gql<Answer>(QUERY, { filter, first: PAGE_SIZE, after }).then(
+    gql<Answer>(AUDIT_QUERY, { filter, first: AUDIT_PAGE, after }).then(
       (d) => !cancelled && setLoaded({ key: `${filterKey}|${after ?? ''}`, log: d.auditLog }),
       (e: Error) => !cancelled && setError(e.message),
     );

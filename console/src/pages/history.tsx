@@ -6,6 +6,7 @@ import { Badge, ErrorBox, Loading } from '../components/ui';
 import { resourceHref } from '../router';
 import type { Session } from '../session';
 import { Time } from '../time';
+import { HISTORY_PAGE } from '../queries';
 
 function Decided(props: { rows: ApprovalRequest[] }) {
   if (props.rows.length === 0) return <p class="empty">No request has been decided yet.</p>;
@@ -118,7 +119,7 @@ export default function HistoryPage(_props: { session: Session; params: Record<s
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const load = () =>
-      Promise.all([listApprovals(false, 200), listRedeems(200)]).then(
+      Promise.all([listApprovals(false, HISTORY_PAGE), listRedeems(HISTORY_PAGE)]).then(
         ([a, r]) => {
           setDecided(a);
           setRedeems(r);

@@ -5,32 +5,18 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { gql, GqlError, subscribe } from '../api';
 import { type AttributeOwnerData, AttributesTable } from '../components/attribute-owners';
-import { CHECK_FIELDS, ChecksTable, type CheckData } from '../components/checks-table';
+import { ChecksTable, type CheckData } from '../components/checks-table';
 import { ConditionsPanel } from '../components/conditions-panel';
 import { NeighbourhoodGraph } from '../components/graph';
 import { browserZone } from '../components/hash-params';
 import { IncidentParagraph } from '../components/incident-paragraph';
-import { TRANSITION_FIELDS, TransitionTable, type TransitionRowData } from '../components/transition-list';
+import { TransitionTable, type TransitionRowData } from '../components/transition-list';
 import { Badge, ErrorBox, Loading } from '../components/ui';
-import { STATE_FIELDS } from '../resource-fields';
+import { RESOURCE_HISTORY_PAGE, RESOURCE_QUERY } from '../queries';
 import { href, navigate } from '../router';
 import type { Session } from '../session';
 import { Time } from '../time';
 import './pages.css';
-
-// One request for the page's facts, checks and history (the graph, conditions and incident
-// paragraph ask their own beside it): the ref from the URL is the id or the slug, which checks and
-// transitions take too, so nothing waits for the resource's id first. `first` as a variable: the
-// cost limit multiplies a literal page size into the whole selection.
-const RESOURCE = `query($id: ID, $slug: String, $ref: String!, $refId: ID!, $zone: String, $first: Int) {
-  resource(id: $id, slug: $slug) { id kind provider name slug lifecycle rawState attributes health lastCheckAt
-    attributeOwners { key owner principal at }
-    firstSeen lastSeen missingSince declaration { by evidence at }
-    ${STATE_FIELDS} }
-  checks(resourceId: $refId) { ${CHECK_FIELDS} }
-  transitions(resourceId: $ref, first: $first) { edges { node { ${TRANSITION_FIELDS} } } pageInfo { hasNextPage } }
-  newest: transitions(first: 1) { edges { node { observedAt } } }
-}`;
 
 const LIVE = `subscription($ref: String, $since: Int) { transitionObserved(resourceId: $ref, since: $since) { id sequence } }`;
 
@@ -118,8 +104,14 @@ export default function ResourcePage(props: { session: Session; params: Record<s
   useEffect(() => {
     let cancelled = false;
     setError(null);
-    const vars = { ...(SLUG.test(ref) ? { slug: ref } : { id: ref }), ref, refId: ref, zone, first: 25 };
-    gql<{ resource: ResourceData | null } & Details>(RESOURCE, vars)
+    const vars = {
+      ...(SLUG.test(ref) ? { slug: ref } : { id: ref }),
+      ref,
+      refId: ref,
+      zone,
+      first: RESOURCE_HISTORY_PAGE,
+    };
+    gql<{ resource: ResourceData | null } & Details>(RESOURCE_QUERY, vars)
       .then((d) => {
         if (cancelled) return;
         setResource(d.resource);

@@ -3,12 +3,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from '../api';
 import { Badge, ErrorBox, Loading } from '../components/ui';
-import { RESOURCE_SUMMARY, type ResourceSummary } from '../resource-fields';
+import { ALL_RESOURCES_QUERY, SEARCH_QUERY } from '../queries';
+import type { ResourceSummary } from '../resource-fields';
 import { navigate, resourceHref } from '../router';
 import type { Session } from '../session';
-
-const SEARCH = `query($q: String!) { searchResources(query: $q, first: 100) { ${RESOURCE_SUMMARY} } }`;
-const ALL = `{ resources(first: 100) { nodes { ${RESOURCE_SUMMARY} } } }`;
 
 /** The one resource whose id or slug is exactly the text, if exactly one is. */
 function exact(q: string, found: ResourceSummary[]): ResourceSummary | undefined {
@@ -27,8 +25,8 @@ export default function SearchPage(props: { session: Session; params: Record<str
     setError(null);
     (async () => {
       const found = q
-        ? (await gql<{ searchResources: ResourceSummary[] }>(SEARCH, { q })).searchResources
-        : (await gql<{ resources: { nodes: ResourceSummary[] } }>(ALL)).resources.nodes;
+        ? (await gql<{ searchResources: ResourceSummary[] }>(SEARCH_QUERY, { q })).searchResources
+        : (await gql<{ resources: { nodes: ResourceSummary[] } }>(ALL_RESOURCES_QUERY)).resources.nodes;
       const one = q ? exact(q, found) : undefined;
       if (!live) return;
       if (one) navigate(`/resource/${encodeURIComponent(one.id)}`, true);

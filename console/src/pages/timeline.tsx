@@ -5,24 +5,13 @@ import { gql, subscribe } from '../api';
 import { ConditionsPanel } from '../components/conditions-panel';
 import { browserZone } from '../components/hash-params';
 import { filterFromParams, TimelineFilters, type TimelineFilter } from '../components/timeline-filters';
-import { TRANSITION_FIELDS, TransitionTable, type TransitionRowData } from '../components/transition-list';
+import { TransitionTable, type TransitionRowData } from '../components/transition-list';
 import { Button, ErrorBox, Loading } from '../components/ui';
+import { TIMELINE_PAGE, TIMELINE_QUERY, TRANSITION_FIELDS } from '../queries';
 import type { Session } from '../session';
 import './pages.css';
 
-const PAGE_SIZE = 50;
-
-// Every filter is one of the API's own arguments; live transitions are held to the same test here.
-const LIST = `query($resource: String, $kind: Kind, $since: DateTime, $until: DateTime,
-  $confidence: AttributionConfidence, $actor: String, $actorKind: ActorKind, $first: Int, $after: String, $zone: String) {
-  transitions(resourceId: $resource, kind: $kind, since: $since, until: $until, confidence: $confidence,
-    actor: $actor, actorKind: $actorKind, first: $first, after: $after) {
-    edges { node { ${TRANSITION_FIELDS} } }
-    pageInfo { hasNextPage endCursor }
-  }
-  newest: transitions(first: 1) { edges { node { sequence } } }
-}`;
-
+// Live transitions are held to the same test as the list's arguments (matches below).
 const LIVE = `subscription($resource: String, $since: Int, $zone: String) {
   transitionObserved(resourceId: $resource, since: $since) { ${TRANSITION_FIELDS} }
 }`;
@@ -52,7 +41,7 @@ function variables(f: TimelineFilter, zone: string, after: string | null) {
     confidence: f.confidence ?? null,
     actor: f.actor ?? null,
     actorKind: f.actorKind ?? null,
-    first: PAGE_SIZE,
+    first: TIMELINE_PAGE,
     after,
     zone,
   };
@@ -75,7 +64,7 @@ export default function TimelinePage(props: { session: Session; params: Record<s
     setFresh(new Set());
     let stop: (() => void) | undefined;
     let cancelled = false;
-    gql<ListAnswer>(LIST, variables(filter, zone, null)).then(
+    gql<ListAnswer>(TIMELINE_QUERY, variables(filter, zone, null)).then(
       (d) => {
         if (cancelled) return;
         setRows(d.transitions.edges.map((e) => e.node));
@@ -107,7 +96,7 @@ export default function TimelinePage(props: { session: Session; params: Record<s
   const more = () => {
     if (!next) return;
     setLoadingMore(true);
-    gql<ListAnswer>(LIST, variables(filter, zone, next)).then(
+    gql<ListAnswer>(TIMELINE_QUERY, variables(filter, zone, next)).then(
       (d) => {
         const page = d.transitions.edges.map((e) => e.node);
         setRows((r) => [...(r ?? []), ...page.filter((t) => !r?.some((x) => x.id === t.id))]);
