@@ -41,7 +41,7 @@ export function sampleLocks(driver: Driver, everyMs = 100): { stop(): Promise<Lo
           if (query.includes('SHOW TRANSACTIONS')) continue;
           const op = operationOf(query);
           const w = r.get('waitTime') as { seconds?: unknown; nanoseconds?: unknown } | null;
-          const ms = w ? num(w.seconds as number) * 1000 + num(w.nanoseconds as number) / 1e6 : 0;
+          const ms = w ? Math.max(0, num(w.seconds as number) * 1000 + num(w.nanoseconds as number) / 1e6) : 0;
           const id = String(r.get('transactionId'));
           const seen = waitByTx.get(id);
           if (!seen || ms > seen.ms) waitByTx.set(id, { op, ms });
@@ -71,12 +71,13 @@ export function groupCommitsSince(
 ): Map<string, GroupCommitStats> {
   const out = new Map<string, GroupCommitStats>();
   for (const [label, now] of groupCommitStats(driver)) {
-    const was = before.get(label) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0 };
+    const was = before.get(label) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0, commitMs: 0 };
     out.set(label, {
       transactions: now.transactions - was.transactions,
       rows: now.rows - was.rows,
       retries: now.retries - was.retries,
       fallbacks: now.fallbacks - was.fallbacks,
+      commitMs: now.commitMs - was.commitMs,
     });
   }
   return out;

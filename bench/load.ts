@@ -233,12 +233,13 @@ try {
       ['createRelationship', 'relate'],
     ] as const) {
       const samples = p.perOp.get(name) ?? [];
-      const c = commits.get(WRITE_LABELS[name]!) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0 };
+      const c = commits.get(WRITE_LABELS[name]!) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0, commitMs: 0 };
       figures.push(
         `${short}_p50_ms=${samples.length ? fmt(percentile(samples, 50), 1) : 'na'}`,
         `${short}_p99_ms=${samples.length ? fmt(percentile(samples, 99), 1) : 'na'}`,
         `${short}_statements_alone=${fmt(statements.get(name) ?? 0, 1)}`,
         `${short}_rows_per_commit=${fmt(c.rows / Math.max(1, c.transactions), 1)}`,
+        `${short}_commit_ms=${fmt(c.commitMs / Math.max(1, c.transactions), 1)}`,
         `${short}_retries=${c.retries}`,
         `${short}_lock_wait_ms=${fmt(locks.waitMs.get(name) ?? 0, 0)}`,
         `${short}_blocked_samples=${locks.blocked.get(name) ?? 0}`,
@@ -359,13 +360,13 @@ try {
       `\nmixed phase: ${fmt(p.rps, 0)} req/s, p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, ${p.errors} errors, ${fmt(p.statementsPerRequest)} statements/request under load; load average ${fmt(load[0]!, 1)} → ${fmt(load[1]!, 1)} (the latencies are this machine's, as loaded)`,
     );
     console.log(
-      'operation            count   p50 ms   p99 ms  statements/req alone  commits  rows/commit  retries  lock wait ms (sampled)  blocked samples',
+      'operation            count   p50 ms   p99 ms  statements/req alone  commits  rows/commit  ms/commit  retries  lock wait ms (sampled)  blocked samples',
     );
     for (const [name, samples] of p.perOp) {
       const label = WRITE_LABELS[name];
       const c = label ? commits.get(label) : undefined;
       console.log(
-        `${name.padEnd(20)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(21)} ${(c ? String(c.transactions) : '-').padStart(8)} ${(c ? fmt(c.rows / Math.max(1, c.transactions), 1) : '-').padStart(12)} ${(c ? String(c.retries) : '-').padStart(8)} ${(label ? fmt(locks.waitMs.get(name) ?? 0, 0) : '-').padStart(23)} ${(label ? String(locks.blocked.get(name) ?? 0) : '-').padStart(16)}`,
+        `${name.padEnd(20)} ${String(samples.length).padStart(6)} ${fmt(percentile(samples, 50)).padStart(8)} ${fmt(percentile(samples, 99)).padStart(8)} ${fmt(statements.get(name)!, 1).padStart(21)} ${(c ? String(c.transactions) : '-').padStart(8)} ${(c ? fmt(c.rows / Math.max(1, c.transactions), 1) : '-').padStart(12)} ${(c ? fmt(c.commitMs / Math.max(1, c.transactions), 1) : '-').padStart(10)} ${(c ? String(c.retries) : '-').padStart(8)} ${(label ? fmt(locks.waitMs.get(name) ?? 0, 0) : '-').padStart(23)} ${(label ? String(locks.blocked.get(name) ?? 0) : '-').padStart(16)}`,
       );
     }
     console.log(

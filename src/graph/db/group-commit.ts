@@ -3,8 +3,8 @@ import { isStatementError } from './shared-statement.js';
 import { num } from './statements.js';
 
 /**
- * Group commit: the writes concurrent requests ask for, of one statement text, sent as one
- * transaction of one statement, each caller's parameters a row of
+ * Group commit: the writes concurrent requests ask for, sent as one transaction, a statement per
+ * text, each caller's parameters a row of
  *
  *   UNWIND range(0, size($rows) - 1) AS __i
  *   CALL (__i) { WITH $rows[__i] AS row <the write, reading its values from row> }
@@ -13,31 +13,33 @@ import { num } from './statements.js';
  * Each caller is answered with its own row's records only once that transaction has committed:
  * nothing is acknowledged that is not stored. Under load most of a small write's cost is per
  * transaction (Bolt round trips, the commit's log flush), so a gate decision record and its audit
- * line cost one row of a shared commit instead of a commit each.
+ * line cost one row of a shared commit instead of a commit each; a declared edge written meanwhile
+ * commits in the same transaction, by its own statement.
  *
- * A text has at most MAX_IN_FLIGHT transactions in flight; callers arriving meanwhile wait for the
- * next one (at most MAX_BATCH rows), so an idle service writes at once (a lone caller: its own
- * transaction, one row) and a busy one writes in batches that grow with the load. A statement error
- * (a value Neo4j refuses) may be one row's: each row of that batch is then written alone, so only
- * its caller fails. Anything else (Neo4j unavailable, the audit store down) fails the batch's
- * callers; their writes did not commit. Through executeQuery's bookmark manager, like writeWithAudit:
- * reads after the answer see the write.
+ * A driver has at most MAX_IN_FLIGHT of these transactions in flight; callers arriving meanwhile
+ * wait for the next one (at most MAX_BATCH rows), so an idle service writes at once (a lone caller:
+ * its own transaction, one row) and a busy one in batches that grow with the load. A statement
+ * error (a value Neo4j refuses) may be one row's: each row of that batch is then written alone, so
+ * only its caller fails. Anything else (Neo4j unavailable, the audit store down) fails the batch's
+ * callers; their writes did not commit. Through executeQuery's bookmark manager, like
+ * writeWithAudit: reads after the answer see the write.
  */
 
 /** Rows per transaction at most (a bound on one statement's parameters and result). */
 const MAX_BATCH = 100;
-/** Transactions of one text in flight at most: further callers wait for the next, fuller one. */
+/** Transactions in flight per driver at most: further callers wait for the next, fuller one. */
 const MAX_IN_FLIGHT = 2;
 
 interface Waiter {
+  text: string;
+  label: string;
   row: Record<string, unknown>;
   resolve: (records: Neo4jRecord[]) => void;
   reject: (err: unknown) => void;
 }
 
+/** One driver's writes waiting for a transaction, whatever their texts. */
 interface Queue {
-  text: string;
-  label: string;
   waiting: Waiter[];
   inFlight: number;
   scheduled: boolean;
@@ -53,10 +55,13 @@ export interface GroupCommitStats {
   retries: number;
   /** Batches that fell back to one transaction per row. */
   fallbacks: number;
+  /** Wall time from opening each transaction to its commit, summed, ms. */
+  commitMs: number;
 }
 
-const queuesByDriver = new WeakMap<Driver, Map<string, Queue>>();
+const queues = new WeakMap<Driver, Queue>();
 const statsByDriver = new WeakMap<Driver, Map<string, GroupCommitStats>>();
+const batchedTexts = new Map<string, string>();
 
 /** The counters of every label written through `driver` so far (a copy). */
 export function groupCommitStats(driver: Driver): Map<string, GroupCommitStats> {
@@ -67,7 +72,7 @@ export function groupCommitStats(driver: Driver): Map<string, GroupCommitStats> 
 
 /**
  * Writes `row` through the write `cypher` (which reads it as `row` and ends in RETURN), in one
- * transaction with concurrent callers of the same text; resolves with this row's records once
+ * transaction with concurrent callers; resolves with this row's records once
  * committed. `label` names the writes in {@link groupCommitStats}.
  */
 export function groupCommit(
@@ -76,20 +81,19 @@ export function groupCommit(
   cypher: string,
   row: Record<string, unknown>,
 ): Promise<Neo4jRecord[]> {
-  let queues = queuesByDriver.get(driver);
-  if (!queues) queuesByDriver.set(driver, (queues = new Map()));
-  let queue = queues.get(cypher);
-  if (!queue)
-    queues.set(cypher, (queue = { text: batchedText(cypher), label, waiting: [], inFlight: 0, scheduled: false }));
-  const q = queue;
+  let q = queues.get(driver);
+  if (!q) queues.set(driver, (q = { waiting: [], inFlight: 0, scheduled: false }));
+  let text = batchedTexts.get(cypher);
+  if (text === undefined) batchedTexts.set(cypher, (text = batchedText(cypher)));
+  const queue = q;
   return new Promise((resolve, reject) => {
-    q.waiting.push({ row, resolve, reject });
+    queue.waiting.push({ text: text!, label, row, resolve, reject });
     // After this turn: every request parsed in the same turn has asked by then.
-    if (!q.scheduled && q.inFlight < MAX_IN_FLIGHT) {
-      q.scheduled = true;
+    if (!queue.scheduled && queue.inFlight < MAX_IN_FLIGHT) {
+      queue.scheduled = true;
       setImmediate(() => {
-        q.scheduled = false;
-        flush(driver, q);
+        queue.scheduled = false;
+        flush(driver, queue);
       });
     }
   });
@@ -103,7 +107,7 @@ function statsOf(driver: Driver, label: string): GroupCommitStats {
   let all = statsByDriver.get(driver);
   if (!all) statsByDriver.set(driver, (all = new Map()));
   let s = all.get(label);
-  if (!s) all.set(label, (s = { transactions: 0, rows: 0, retries: 0, fallbacks: 0 }));
+  if (!s) all.set(label, (s = { transactions: 0, rows: 0, retries: 0, fallbacks: 0, commitMs: 0 }));
   return s;
 }
 
@@ -111,49 +115,57 @@ function flush(driver: Driver, q: Queue): void {
   while (q.inFlight < MAX_IN_FLIGHT && q.waiting.length > 0) {
     const batch = q.waiting.splice(0, MAX_BATCH);
     q.inFlight++;
-    void commitBatch(driver, q, batch).finally(() => {
+    void commitBatch(driver, batch).finally(() => {
       q.inFlight--;
       flush(driver, q);
     });
   }
 }
 
-/** One transaction of `rows`; the records by row. */
-async function commit(driver: Driver, q: Queue, rows: Record<string, unknown>[]): Promise<Neo4jRecord[][]> {
-  const stats = statsOf(driver, q.label);
-  stats.transactions++;
+/** One transaction of `batch`: a statement per text, its rows in order; each waiter's records. */
+async function commit(driver: Driver, batch: Waiter[]): Promise<Neo4jRecord[][]> {
+  const byText = new Map<string, number[]>();
+  batch.forEach((w, i) => {
+    const at = byText.get(w.text);
+    if (at) at.push(i);
+    else byText.set(w.text, [i]);
+  });
+  const labels = [...new Set(batch.map((w) => w.label))].map((l) => statsOf(driver, l));
+  for (const s of labels) s.transactions++;
   let attempts = 0;
+  const started = performance.now();
   const session = driver.session({ bookmarkManager: driver.executeQueryBookmarkManager });
   try {
-    const { records } = await session.executeWrite((tx) => {
-      if (attempts++ > 0) stats.retries++;
-      return tx.run(q.text, { rows });
+    const byWaiter: Neo4jRecord[][] = batch.map(() => []);
+    await session.executeWrite(async (tx) => {
+      if (attempts++ > 0) for (const s of labels) s.retries++;
+      for (const w of byWaiter) w.length = 0;
+      for (const [text, members] of byText) {
+        const { records } = await tx.run(text, { rows: members.map((i) => batch[i]!.row) });
+        for (const r of records) byWaiter[members[num(r.get('__i') as number)]!]!.push(r);
+      }
     });
-    stats.rows += rows.length;
-    const byRow: Neo4jRecord[][] = rows.map(() => []);
-    for (const r of records) byRow[num(r.get('__i') as number)]!.push(r);
-    return byRow;
+    for (const w of batch) statsOf(driver, w.label).rows++;
+    return byWaiter;
   } finally {
+    const ms = performance.now() - started;
+    for (const s of labels) s.commitMs += ms;
     await session.close();
   }
 }
 
-async function commitBatch(driver: Driver, q: Queue, batch: Waiter[]): Promise<void> {
+async function commitBatch(driver: Driver, batch: Waiter[]): Promise<void> {
   try {
-    const byRow = await commit(
-      driver,
-      q,
-      batch.map((w) => w.row),
-    );
-    batch.forEach((w, i) => w.resolve(byRow[i]!));
+    const records = await commit(driver, batch);
+    batch.forEach((w, i) => w.resolve(records[i]!));
   } catch (err) {
     if (batch.length > 1 && isStatementError(err)) {
       // Whose row Neo4j refused, each finds out alone: the others commit.
-      statsOf(driver, q.label).fallbacks++;
+      for (const l of new Set(batch.map((w) => w.label))) statsOf(driver, l).fallbacks++;
       await Promise.all(
         batch.map((w) =>
-          commit(driver, q, [w.row]).then(
-            (byRow) => w.resolve(byRow[0]!),
+          commit(driver, [w]).then(
+            (records) => w.resolve(records[0]!),
             (e: unknown) => w.reject(e),
           ),
         ),

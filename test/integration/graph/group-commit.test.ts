@@ -12,7 +12,7 @@ const deps = serviceDeps(driver, await loadStartupPolicy(undefined));
 const vm = (n: number) => `proxmox:${scope}/qemu/${100 + n}`;
 const PROBE = 'CREATE (n:GroupCommitProbe {id: row.id, v: row.v}) RETURN n.id AS id, n.v AS v';
 const stats = (label: string) =>
-  groupCommitStats(driver).get(label) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0 };
+  groupCommitStats(driver).get(label) ?? { transactions: 0, rows: 0, retries: 0, fallbacks: 0, commitMs: 0 };
 
 beforeAll(async () => {
   await upsertResources(
