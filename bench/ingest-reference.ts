@@ -54,23 +54,30 @@ export async function createReferenceConstraints(driver: Driver): Promise<void> 
     );
 }
 
-/** Loads items parents first in batches; returns what Neo4j counted as created. */
+/** Loads items parents first in batches, as they come; returns what Neo4j counted as created. */
 export async function loadReference(
   driver: Driver,
-  items: ReadonlyMap<ReferenceLabel, ReferenceItem[]>,
+  items: ReadonlyMap<ReferenceLabel, Iterable<ReferenceItem>>,
   batchSize: number,
   tag: string,
 ): Promise<{ nodes: number; relationships: number }> {
   const created = { nodes: 0, relationships: 0 };
   for (const label of Object.keys(REFERENCE_LABELS) as ReferenceLabel[]) {
-    const rows = items.get(label) ?? [];
     const cypher = statement(label);
-    for (let i = 0; i < rows.length; i += batchSize) {
-      const res = await driver.executeQuery(cypher, { rows: rows.slice(i, i + batchSize), tag });
+    let rows: ReferenceItem[] = [];
+    const write = async () => {
+      const res = await driver.executeQuery(cypher, { rows, tag });
+      rows = [];
       const c = res.summary.counters.updates();
       created.nodes += c.nodesCreated;
       created.relationships += c.relationshipsCreated;
+    };
+    // Batch by batch from the items as they come, as aitia's loader does.
+    for (const item of items.get(label) ?? []) {
+      rows.push(item);
+      if (rows.length >= batchSize) await write();
     }
+    if (rows.length > 0) await write();
   }
   return created;
 }

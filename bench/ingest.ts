@@ -5,14 +5,18 @@
  * relationships at the default size). Each round loads the whole inventory with aitia and with the
  * reference, alternating which goes first, each into an empty scope (wiped, untimed, after every
  * run), then a per-row slice; so background load on a shared machine affects all alike. Prints the
- * rates, ratio_vs_reference (aitia ÷ reference), the per-row ratio, and peak RSS; ends with one
- * `RESULT ingest …` line.
+ * rates, ratio_vs_reference (aitia ÷ reference), the per-row ratio; then one aitia load per size in a
+ * child process of its own (bench/ingest-rss.ts), whose peak RSS is that load's alone, at the chosen
+ * size and at 50,000 and 200,000; ends with one `RESULT ingest …` line. The shape is generated as
+ * the loaders iterate it (bench/ingest-shape.ts), so no process holds the inventory.
  *
- * Options (environment): BENCH_RESOURCES (default 50,000), BENCH_ROUNDS (default 4, even: the loader
+ * Options: `--resources N` (or BENCH_RESOURCES; default 50,000), `--rss-at 50000,200000` (sizes
+ * whose peak RSS is measured beside N; `--rss-at none` for N only); environment: BENCH_ROUNDS (default 4, even: the loader
  * that goes second in a round runs measurably faster, so each must go first equally often),
  * BENCH_BATCH_SIZE (default 1000), BENCH_PER_ROW_ITEMS (default 2,000 over all rounds);
  * NEO4J_URI to use an existing Neo4j instead of a throwaway embedded one.
  */
+import { loadavg } from 'node:os';
 import type { Driver } from 'neo4j-driver';
 import { DEFAULT_DRIVER_BOUNDS } from '../src/graph/db/driver.js';
 import { upsertEdges } from '../src/graph/edges.js';
@@ -22,6 +26,7 @@ import { loadInventory } from '../src/ingest/inventory-load.js';
 import { createReport, type IngestReport } from '../src/ingest/report.js';
 import { isoNow } from '../src/graph/db/statements.js';
 import { createReferenceConstraints, loadReference, wipeReference } from './ingest-reference.js';
+import { measureInChild, type RssSample } from './ingest-rss.js';
 import { type Shape, syntheticShape } from './ingest-shape.js';
 import { benchNeo4j, fmt } from './support.js';
 
@@ -30,14 +35,35 @@ const envInt = (name: string, dflt: number) => {
   if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
   return v;
 };
+const flag = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
+const cliInt = (name: string, v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 3) throw new Error(`${name} must be an integer ≥ 3, not ${JSON.stringify(v)}`);
+  return n;
+};
 const BATCH = envInt('BENCH_BATCH_SIZE', 1000);
-const RESOURCES = envInt('BENCH_RESOURCES', 50_000);
+const RESOURCES = flag('--resources') ? cliInt('--resources', flag('--resources')!) : envInt('BENCH_RESOURCES', 50_000);
+const RSS_AT = [
+  ...new Set([
+    RESOURCES,
+    ...(flag('--rss-at') === 'none'
+      ? []
+      : (flag('--rss-at') ?? '50000,200000').split(',').map((v) => cliInt('--rss-at', v.trim()))),
+  ]),
+].sort((a, b) => a - b);
 const ROUNDS = envInt('BENCH_ROUNDS', 4);
 if (ROUNDS % 2 !== 0) throw new Error('BENCH_ROUNDS must be even: each loader goes first in half the rounds');
 const PER_ROW_ITEMS = envInt('BENCH_PER_ROW_ITEMS', 2_000);
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const load = () =>
+  loadavg()
+    .map((l) => fmt(l, 1))
+    .join(' ');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function wipeScope(driver: Driver, prefix: string): Promise<void> {
@@ -55,22 +81,17 @@ async function wipeScope(driver: Driver, prefix: string): Promise<void> {
 /** aitia's loader on a whole shape; checks it created everything and skipped nothing. */
 async function loadAitia(driver: Driver, shape: Shape, tag: string): Promise<IngestReport> {
   const report = createReport('proxmox', 'proxmox:bench', tag);
-  await loadInventory(
-    driver,
-    shape.rows,
-    shape.edges,
-    { updateTag: tag, observedAt: isoNow(), batchSize: BATCH },
-    report,
-  );
+  await loadInventory(driver, shape.rows, [], { updateTag: tag, observedAt: isoNow(), batchSize: BATCH }, report);
   return report;
 }
 
 /** One transaction per row: resources parents first, then edges. */
 async function loadPerRow(driver: Driver, shape: Shape): Promise<void> {
-  const rank = (r: Shape['rows'][number]) => LOAD_ORDER.indexOf(r.resource.kind);
-  for (const r of [...shape.rows].sort((a, b) => rank(a) - rank(b)))
+  const rows = [...shape.rows];
+  const rank = (r: (typeof rows)[number]) => LOAD_ORDER.indexOf(r.resource.kind);
+  for (const r of rows.sort((a, b) => rank(a) - rank(b)))
     await upsertResources(driver, [r.resource], { updateTag: 'per-row' });
-  for (const e of shape.edges) await upsertEdges(driver, [e], { updateTag: 'per-row' });
+  for (const e of rows.flatMap((r) => r.edges ?? [])) await upsertEdges(driver, [e], { updateTag: 'per-row' });
 }
 
 const neo = await benchNeo4j({ ...DEFAULT_DRIVER_BOUNDS, stallMs: 60_000, probeMs: 15_000 });
@@ -82,7 +103,7 @@ try {
   const probe = shapeOf('probe');
   const total = probe.items;
   console.log(
-    `\naitia bench:ingest — ${probe.rows.length} resources + ${probe.edges.length} edges per load, ${ROUNDS} rounds (Neo4j: ${neo.via}; batch size ${BATCH})\n`,
+    `\naitia bench:ingest — ${probe.resources} resources + ${probe.edges} edges per load, ${ROUNDS} rounds (Neo4j: ${neo.via}; batch size ${BATCH}; load average ${load()})\n`,
   );
   await createReferenceConstraints(neo.driver);
 
@@ -113,8 +134,8 @@ try {
       const report = await loadAitia(neo.driver, shape, `bench-${k}`);
       aitiaS.push(seconds(t));
       if (
-        report.resources.created !== shape.rows.length ||
-        report.edges.created !== shape.edges.length ||
+        report.resources.created !== shape.resources ||
+        report.edges.created !== shape.edges ||
         report.skipped.length > 0
       )
         throw new Error(
@@ -134,7 +155,7 @@ try {
       const t = process.hrtime.bigint();
       const created = await loadReference(neo.driver, shape.reference, BATCH, `bench-${k}`);
       referenceS.push(seconds(t));
-      if (created.nodes !== shape.rows.length || created.relationships !== shape.edges.length)
+      if (created.nodes !== shape.resources || created.relationships !== shape.edges)
         throw new Error(`reference created ${created.nodes} nodes / ${created.relationships} relationships`);
       await wipeReference(neo.driver);
     };
@@ -174,11 +195,32 @@ try {
   console.log(
     `\nmedian per load: aitia ${fmt(median(aitiaS), 2)} s, reference ${fmt(median(referenceS), 2)} s (ratio of medians ${fmt(median(referenceS) / median(aitiaS), 2)})`,
   );
-  console.log(`ratio aitia / reference: ${fmt(ratioRef, 2)}× (target ≥ 1.0)`);
+  console.log(`ratio aitia / reference: ${fmt(ratioRef, 2)}× (target ≥ 1.3)`);
   console.log(`ratio aitia / per-row: ${fmt(ratio, 1)}× (target ≥ 20×)`);
-  console.log(`peak RSS of this Node process: ${rssMb()} MB`);
+  const benchRss = rssMb();
+  console.log(`peak RSS of this bench process (every round, both loaders): ${benchRss} MB; load average ${load()}`);
+
+  // One aitia load per size in a child of its own: its peak RSS is that load's.
+  const samples: RssSample[] = [];
+  console.log('\none aitia load in a process of its own  resources      items/s  RSS before load  peak RSS');
+  for (const n of RSS_AT) {
+    const scope = `${run}-rss${n}`;
+    const sample = await measureInChild(neo.env, scope, n, BATCH);
+    await wipeScope(neo.driver, `proxmox:${scope}`);
+    samples.push(sample);
+    console.log(
+      `${''.padEnd(38)} ${String(n).padStart(9)} ${fmt(sample.items / sample.seconds, 0).padStart(12)} ${`${sample.baseMb} MB`.padStart(16)} ${`${sample.peakMb} MB`.padStart(9)}`,
+    );
+  }
+  const at = (n: number) => samples.find((s) => s.resources === n)!;
+  const [small, large] = [samples[0]!, samples[samples.length - 1]!];
+  const growth = (large.peakMb / small.peakMb - 1) * 100;
   console.log(
-    `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${rssMb()}`,
+    `peak RSS at ${RESOURCES} resources: ${at(RESOURCES).peakMb} MB (target ≤ 300 MB at 50,000); ${large.resources} vs ${small.resources}: ${growth >= 0 ? '+' : ''}${fmt(growth, 1)} % (target within 10 %); load average ${load()}`,
+  );
+  const perSize = samples.map((s) => `peak_rss_mb_${s.resources}=${s.peakMb}`).join(' ');
+  console.log(
+    `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${at(RESOURCES).peakMb} resources=${RESOURCES} ${perSize} rss_growth_pct=${fmt(growth, 1)} bench_process_rss_mb=${benchRss} load_avg=${fmt(loadavg()[0]!, 1)}`,
   );
 } catch (err) {
   const cause = (err as { cause?: { message?: string; code?: string } }).cause;

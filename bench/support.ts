@@ -14,6 +14,8 @@ import { startEmbeddedNeo4j } from '../src/graph/embedded/launcher.js';
 export async function benchNeo4j(bounds: DriverBounds = DEFAULT_DRIVER_BOUNDS): Promise<{
   driver: Driver;
   via: string;
+  /** How another process reaches the same Neo4j (for a child measured on its own). */
+  env: Record<string, string>;
   /** CPU milliseconds the Neo4j process has used so far (embedded only; null for NEO4J_URI). */
   cpuMs(): number | null;
   stop(): Promise<void>;
@@ -28,7 +30,10 @@ export async function benchNeo4j(bounds: DriverBounds = DEFAULT_DRIVER_BOUNDS): 
       bounds,
     );
     await migrate(driver);
-    return { driver, via: process.env.NEO4J_URI, cpuMs: () => null, stop: () => driver.close() };
+    const env = Object.fromEntries(
+      ['NEO4J_URI', 'NEO4J_USER', 'NEO4J_PASSWORD'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+    );
+    return { driver, via: process.env.NEO4J_URI, env, cpuMs: () => null, stop: () => driver.close() };
   }
   const dir = mkdtempSync(join(tmpdir(), 'aitia-bench-'));
   const neo = await startEmbeddedNeo4j({ dataDir: dir, heap: '4g', pageCacheMb: 1024, log: (m) => console.log(m) });
@@ -37,6 +42,7 @@ export async function benchNeo4j(bounds: DriverBounds = DEFAULT_DRIVER_BOUNDS): 
   return {
     driver,
     via: `embedded ${neo.uri}`,
+    env: { NEO4J_URI: neo.uri, NEO4J_USER: neo.user, NEO4J_PASSWORD: neo.password },
     cpuMs: () => processCpuMs(neo.pid),
     async stop() {
       await driver.close();

@@ -1,5 +1,5 @@
 import type { Driver } from 'neo4j-driver';
-import { kindsOf, refuseEdge, upsertEdges } from '../graph/edges.js';
+import { kindsOf, upsertEdges } from '../graph/edges.js';
 import { LOAD_ORDER, type PassRow } from '../graph/inventory/write.js';
 import { clearAttributes } from '../graph/resources/attributes.js';
 import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../graph/resources/staleness.js';
@@ -9,18 +9,21 @@ import {
   checkResourceInput,
   describeZodIssues,
   type EdgeInput,
-  groupBy,
   type Kind,
   RELATIONSHIP_TYPES,
   type ResourceInput,
 } from '../model/index.js';
-import { lockOrderOf, type PassWrite, writeKind } from '../graph/inventory/batches.js';
+import { lockOrder } from '../graph/inventory/statements.js';
+import { type PassWrite, writeKind } from '../graph/inventory/batches.js';
+import { PassIndex } from './inventory-pass.js';
 import type { IngestReport } from './report.js';
 
 /** A validated resource row and the attribute keys its source owns but no longer reports. */
 export interface InventoryRow {
   resource: ResourceInput;
   clear: string[];
+  /** Outgoing edges of this resource (fromId is its id), streamed with it instead of held apart. */
+  edges?: EdgeInput[];
 }
 
 /** How one load pass stamps and batches its writes. */
@@ -33,50 +36,99 @@ export interface LoadOptions {
   concurrency?: number;
 }
 
-/** Validates every row before anything is written: the fast check, and zod's message for a bad row. */
-function validated(rows: readonly InventoryRow[]): ResourceInput[] {
-  return rows.map((r, i) => {
-    const checked = checkResourceInput(r.resource);
-    if (!checked.ok) throw badInput(`resources[${i}]`, describeZodIssues(checked.issues));
-    return checked.data;
-  });
+/** Rows of one kind written together: enough for the parallel create batches, bounded in memory. */
+const WINDOW_BATCHES = 8;
+/** Ids per kind-change read. */
+const READ_CHUNK = 5_000;
+
+function checked(r: InventoryRow, i: number): ResourceInput {
+  const c = checkResourceInput(r.resource);
+  if (!c.ok) throw badInput(`resources[${i}]`, describeZodIssues(c.issues));
+  return c.data;
 }
 
 /**
- * Which edges ride in their source's statement: the source is in this pass and the target comes
- * earlier in LOAD_ORDER (or already exists outside the pass). Their endpoint kinds are checked in
- * memory from the pass's own rows; only targets outside the pass are read. The rest (a source
- * outside the pass, a target written later) go through upsertEdges after the resources.
+ * Iterates `rows` once more, checking it gives as many as the first time: the loader walks a pass
+ * several times (index, edges, one walk per kind, deferred edges) and holds none of its rows.
  */
-async function planEdges(
+function* again(rows: Iterable<InventoryRow>, count: number): Generator<[InventoryRow, number]> {
+  let i = 0;
+  for (const r of rows) yield [r, i++];
+  if (i !== count)
+    throw new Error(`rows: iterated again it gave ${i} rows, not ${count}: pass an array or a re-iterable source`);
+}
+
+/**
+ * First walk: every row validated and indexed (id, kind, repeated), kind changes refused in
+ * chunks, and the edge targets not (yet) seen in the pass collected. Nothing is written.
+ */
+async function indexPass(
   driver: Driver,
-  passKinds: Map<string, Kind>,
+  rows: Iterable<InventoryRow>,
   edges: readonly EdgeInput[],
+  index: PassIndex,
+): Promise<{ count: number; clears: boolean; kinds: Set<Kind> }> {
+  const unseen = new Set<string>();
+  const kinds = new Set<Kind>();
+  let chunk: ResourceInput[] = [];
+  let count = 0;
+  let clears = false;
+  const refuse = async () => {
+    const list = chunk;
+    chunk = [];
+    for (const id of await refuseKindChanges(driver, list)) index.markStored(id);
+  };
+  for (const r of rows) {
+    const resource = checked(r, count);
+    (r.edges ?? []).forEach((e, j) => {
+      if (e.fromId !== resource.id)
+        throw badInput(`resources[${count}].edges[${j}].fromId`, `must be the resource's id ${resource.id}`);
+      if (!index.has(e.toId)) unseen.add(e.toId);
+    });
+    count++;
+    clears ||= r.clear.length > 0;
+    kinds.add(resource.kind);
+    if (index.add(resource.id, resource.kind)) chunk.push(resource);
+    if (chunk.length >= READ_CHUNK) await refuse();
+  }
+  if (chunk.length > 0) await refuse();
+  for (const e of edges) if (!index.has(e.toId)) unseen.add(e.toId);
+  const outside = [...unseen].filter((id) => !index.has(id));
+  for (let i = 0; i < outside.length; i += 20_000)
+    for (const [id, k] of await kindsOf(driver, outside.slice(i, i + 20_000))) index.outside.set(id, k);
+  return { count, clears, kinds };
+}
+
+/**
+ * Second walk, over the edges: each placed (inline, deferred or skipped into `skip`), and the
+ * inline ones counted per target for the pass's lock order. The loose `edges` that ride inline are
+ * grouped by source (they are held anyway); of the rows' own only the number deferred is kept.
+ */
+function edgePass(
+  rows: Iterable<InventoryRow>,
+  count: number,
+  edges: readonly EdgeInput[],
+  index: PassIndex,
   skip: (e: EdgeInput, reason: string) => void,
-): Promise<{ inline: Map<string, EdgeInput[]>; deferred: EdgeInput[] }> {
-  const rank = (k: Kind) => LOAD_ORDER.indexOf(k);
-  const candidates: EdgeInput[] = [];
-  const deferred: EdgeInput[] = [];
-  const outside = new Set<string>();
-  for (const e of edges) {
+): { loose: Map<string, EdgeInput[]>; looseDeferred: EdgeInput[]; deferred: number } {
+  const loose = new Map<string, EdgeInput[]>();
+  const looseDeferred: EdgeInput[] = [];
+  let deferred = 0;
+  const plan = (e: EdgeInput) => {
     if (!(RELATIONSHIP_TYPES as readonly string[]).includes(e.type))
       throw new Error(`not a relationship type: ${e.type}`);
-    const from = passKinds.get(e.fromId);
-    const to = passKinds.get(e.toId);
-    if (from && (to === undefined || rank(to) < rank(from))) {
-      candidates.push(e);
-      if (to === undefined) outside.add(e.toId);
-    } else deferred.push(e);
+    const p = index.place(e);
+    if (p.place === 'skip') skip(e, p.reason!);
+    else if (p.place === 'inline') index.countTarget(e.toId);
+    return p.place;
+  };
+  for (const [r] of again(rows, count)) for (const e of r.edges ?? []) if (plan(e) === 'deferred') deferred++;
+  for (const e of edges) {
+    const place = plan(e);
+    if (place === 'inline') (loose.get(e.fromId) ?? loose.set(e.fromId, []).get(e.fromId)!).push(e);
+    else if (place === 'deferred') looseDeferred.push(e);
   }
-  const kinds = outside.size > 0 ? await kindsOf(driver, [...outside]) : new Map<string, Kind>();
-  for (const [id, k] of passKinds) kinds.set(id, k);
-  const inline = new Map<string, EdgeInput[]>();
-  for (const e of candidates) {
-    const reason = refuseEdge(e, kinds);
-    if (reason) skip(e, reason);
-    else (inline.get(e.fromId) ?? inline.set(e.fromId, []).get(e.fromId)!).push(e);
-  }
-  return { inline, deferred };
+  return { loose, looseDeferred, deferred };
 }
 
 /**
@@ -85,80 +137,102 @@ async function planEdges(
  * stopped reporting, then the few edges that could not ride along. Rows are validated and kind
  * changes refused before anything is written; edges with a missing endpoint or a refused kind pair
  * are skipped into the report. Counts, state changes and skips are added to `report`.
+ *
+ * `rows` is walked several times (an array, or a source that yields the same rows each time) and
+ * written a window of batches at a time: the loader holds an id per resource, not the pass's rows,
+ * parameters or results. Edges may come with their source row (`row.edges`, streamed) or in
+ * `edges` (held for the pass).
  */
 export async function loadInventory(
   driver: Driver,
-  rows: InventoryRow[],
-  edges: EdgeInput[],
+  rows: Iterable<InventoryRow>,
+  edges: readonly EdgeInput[],
   options: LoadOptions,
   report: IngestReport,
 ): Promise<void> {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
-  const resources = validated(rows);
-  // Which ids are stored (and none changes kind) is read while the edges are planned here.
-  const reading = (async () => {
-    const stored = new Set<string>();
-    for (let i = 0; i < resources.length; i += 20_000)
-      for (const id of await refuseKindChanges(driver, resources.slice(i, i + 20_000))) stored.add(id);
-    return stored;
-  })();
-  const passKinds = new Map<string, Kind>();
-  const repeated = new Set<string>();
-  for (const r of resources) {
-    if (passKinds.has(r.id)) repeated.add(r.id);
-    else passKinds.set(r.id, r.kind);
-  }
-  const skipped: IngestReport['skipped'] = [];
+  const index = new PassIndex();
+  const { count, clears, kinds } = await indexPass(driver, rows, edges, index);
   const skipInto = (list: IngestReport['skipped']) => (e: EdgeInput, reason: string) =>
     list.push({ what: 'edge', id: `${e.type} ${e.fromId} -> ${e.toId}`, reason });
-  const [stored, { inline, deferred }] = await Promise.all([
-    reading,
-    planEdges(driver, passKinds, edges, skipInto(skipped)),
-  ]);
+  const skipped: IngestReport['skipped'] = [];
+  const { loose, looseDeferred, deferred } = edgePass(rows, count, edges, index, skipInto(skipped));
   // Recorded once the pass goes ahead (a refused kind change records nothing).
   report.skipped.push(...skipped);
   const skip = skipInto(report.skipped);
 
-  const byKind = groupBy(resources, (r) => r.kind);
+  const ranks = { get: (id: string) => index.rank(id) };
   const pass: PassWrite = {
     batchSize,
     concurrency: Math.max(1, Math.floor(options.concurrency ?? 2)),
     stamp: { now: options.observedAt, tag: options.updateTag },
-    order: lockOrderOf(inline),
+    order: { rank: ranks, compare: lockOrder(ranks) },
   };
+  const window = batchSize * pass.concurrency * WINDOW_BATCHES;
   for (const kind of LOAD_ORDER) {
-    const fresh: PassRow[] = [];
-    const known: PassRow[] = [];
-    for (const resource of byKind.get(kind) ?? []) {
-      const own = inline.get(resource.id) ?? [];
-      inline.delete(resource.id); // a repeated id carries its edges once
-      (stored.has(resource.id) || repeated.has(resource.id) ? known : fresh).push({ resource, edges: own });
+    if (!kinds.has(kind)) continue;
+    let fresh: PassRow[] = [];
+    let known: PassRow[] = [];
+    const flush = async () => {
+      const results = await writeKind(driver, kind, fresh, known, pass);
+      [fresh, known] = [[], []];
+      for (const res of results) {
+        report.resources.written += res.written;
+        report.resources.created += res.created;
+        report.stateChanges.push(...res.changes);
+        report.edges.written += res.edgesWritten;
+        report.edges.created += res.edgesCreated;
+      }
+    };
+    for (const [r, i] of again(rows, count)) {
+      if (r.resource.kind !== kind) continue;
+      const resource = checked(r, i);
+      const own = (r.edges ?? []).filter((e) => index.place(e).place === 'inline');
+      const held = loose.get(resource.id);
+      if (held) {
+        own.push(...held);
+        loose.delete(resource.id); // a repeated id carries its loose edges once
+      }
+      (index.known(resource.id) ? known : fresh).push({ resource, edges: own });
+      if (fresh.length + known.length >= window) await flush();
     }
-    const results = await writeKind(driver, kind, fresh, known, pass);
-    for (const res of results) {
-      report.resources.written += res.written;
-      report.resources.created += res.created;
-      report.stateChanges.push(...res.changes);
-      report.edges.written += res.edgesWritten;
-      report.edges.created += res.edgesCreated;
-    }
+    if (fresh.length + known.length > 0) await flush();
   }
 
-  await clearAttributes(
-    driver,
-    rows.map((r) => ({ id: r.resource.id, keys: r.clear })),
-    { batchSize },
-  );
-  for (let i = 0; i < deferred.length; i += batchSize * 5) {
-    const res = await upsertEdges(driver, deferred.slice(i, i + batchSize * 5), {
+  if (clears) {
+    let chunk: Array<{ id: string; keys: string[] }> = [];
+    const flush = async () => {
+      await clearAttributes(driver, chunk, { batchSize });
+      chunk = [];
+    };
+    for (const [r] of again(rows, count)) {
+      if (r.clear.length > 0) chunk.push({ id: r.resource.id, keys: r.clear });
+      if (chunk.length >= window) await flush();
+    }
+    await flush();
+  }
+
+  let later: EdgeInput[] = [];
+  const writeLater = async () => {
+    const res = await upsertEdges(driver, later, {
       updateTag: options.updateTag,
       observedAt: options.observedAt,
       batchSize,
     });
+    later = [];
     report.edges.written += res.written;
     report.edges.created += res.created;
     for (const s of res.skipped) skip(s.edge, s.reason);
-  }
+  };
+  const defer = async (e: EdgeInput) => {
+    later.push(e);
+    if (later.length >= batchSize * 5) await writeLater();
+  };
+  if (deferred > 0)
+    for (const [r] of again(rows, count))
+      for (const e of r.edges ?? []) if (index.place(e).place === 'deferred') await defer(e);
+  for (const e of looseDeferred) await defer(e);
+  if (later.length > 0) await writeLater();
 }
 
 /**

@@ -17,7 +17,7 @@ export interface PassWrite {
   concurrency: number;
   stamp: { now: string; tag: string };
   /** The pass's lock order over edge targets, and the edge counts it ranks them by. */
-  order: { rank: ReadonlyMap<string, number>; compare: (a: string, b: string) => number };
+  order: { rank: Pick<ReadonlyMap<string, number>, 'get'>; compare: (a: string, b: string) => number };
 }
 
 /** The pass's lock order: targets ranked by how many of its inline edges point at them. */

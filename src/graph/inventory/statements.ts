@@ -161,7 +161,7 @@ function createCypher(kind: Kind, types: readonly RelationshipType[]): string {
  * each other in a cycle; the busiest targets (a cluster every VM depends on) come last, so a batch
  * holds them only for the end of its statement.
  */
-export function lockOrder(rank?: ReadonlyMap<string, number>): (a: string, b: string) => number {
+export function lockOrder(rank?: Pick<ReadonlyMap<string, number>, 'get'>): (a: string, b: string) => number {
   return (a, b) => (rank?.get(a) ?? 0) - (rank?.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0);
 }
 

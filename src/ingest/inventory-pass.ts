@@ -1,0 +1,79 @@
+import { refuseEdge } from '../graph/edges.js';
+import { LOAD_ORDER } from '../graph/inventory/write.js';
+import type { EdgeInput, Kind } from '../model/index.js';
+
+/**
+ * What a streamed load pass keeps of its rows between its iterations: per id one number (kind,
+ * stored, repeated, how many of the pass's inline edges point at it), never the rows themselves,
+ * so memory grows by an id per resource and not by its rows, parameters or results.
+ */
+
+const KIND_BITS = 3;
+const STORED = 1 << KIND_BITS;
+const REPEATED = 2 << KIND_BITS;
+const RANK_UNIT = 4 << KIND_BITS;
+
+/** Where an edge goes: in its source's statement, after the resources, or into the report's skips. */
+export type EdgePlace = 'inline' | 'deferred' | 'skip';
+
+export class PassIndex {
+  private readonly ids = new Map<string, number>();
+  /** Kinds of edge targets outside the pass, read from the graph. */
+  readonly outside = new Map<string, Kind>();
+  private readonly outsideRank = new Map<string, number>();
+
+  /** Records a row's id and kind; false when the id was seen before (the first kind stays). */
+  add(id: string, kind: Kind): boolean {
+    const v = this.ids.get(id);
+    if (v === undefined) this.ids.set(id, LOAD_ORDER.indexOf(kind));
+    else this.ids.set(id, v | REPEATED);
+    return v === undefined;
+  }
+
+  markStored(id: string): void {
+    const v = this.ids.get(id);
+    if (v !== undefined) this.ids.set(id, v | STORED);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  kindOf(id: string): Kind | undefined {
+    const v = this.ids.get(id);
+    return v === undefined ? this.outside.get(id) : LOAD_ORDER[v & (STORED - 1)];
+  }
+
+  /** Stored before the pass or given twice in it: written by MERGE, not CREATE. */
+  known(id: string): boolean {
+    return ((this.ids.get(id) ?? 0) & (STORED | REPEATED)) !== 0;
+  }
+
+  rank(id: string): number {
+    const v = this.ids.get(id);
+    return v === undefined ? (this.outsideRank.get(id) ?? 0) : Math.floor(v / RANK_UNIT);
+  }
+
+  countTarget(id: string): void {
+    const v = this.ids.get(id);
+    if (v !== undefined) this.ids.set(id, v + RANK_UNIT);
+    else this.outsideRank.set(id, (this.outsideRank.get(id) ?? 0) + 1);
+  }
+
+  /**
+   * An edge rides in its source's statement when the source is in the pass and the target comes
+   * earlier in LOAD_ORDER (or exists outside the pass) and their kinds allow it; one whose target
+   * is written later, or whose source is not in the pass, goes after the resources.
+   */
+  place(e: EdgeInput): { place: EdgePlace; reason?: string } {
+    const from = this.kindOf(e.fromId);
+    const to = this.kindOf(e.toId);
+    const order = (k: Kind) => LOAD_ORDER.indexOf(k);
+    if (!this.ids.has(e.fromId) || (to !== undefined && this.ids.has(e.toId) && order(to) >= order(from!)))
+      return { place: 'deferred' };
+    const kinds = new Map<string, Kind>([[e.fromId, from!]]);
+    if (to !== undefined) kinds.set(e.toId, to);
+    const reason = refuseEdge(e, kinds);
+    return reason ? { place: 'skip', reason } : { place: 'inline' };
+  }
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { type InventoryRow, loadInventory } from '../../../src/ingest/inventory-load.js';
+import { createReport, type IngestReport } from '../../../src/ingest/report.js';
+import type { EdgeInput, ResourceInput } from '../../../src/model/index.js';
+import { useGraph } from '../../support/graph.js';
+
+const { driver, scope } = useGraph();
+const NOW = '2026-12-01T10:00:00Z';
+
+/**
+ * A pass under `prefix`: inline edges (parents first), a deferred one (vm → vm), one to a missing
+ * target (skipped), one with rule and evidence, and a cleared attribute.
+ */
+function pass(prefix: string): { resources: ResourceInput[]; edges: EdgeInput[] } {
+  const id = (s: string) => `proxmox:${prefix}-${scope}/${s}`;
+  const source = `proxmox:${prefix}-${scope}`;
+  const resources: ResourceInput[] = [
+    { id: id('qemu/101'), kind: 'vm', provider: 'proxmox', name: `vm101-${prefix}`, state: 'running' },
+    { id: id('cluster'), kind: 'cluster', provider: 'proxmox', name: `c-${prefix}`, state: 'online' },
+    {
+      id: id('node/n1'),
+      kind: 'host',
+      provider: 'proxmox',
+      name: `n1-${prefix}`,
+      state: 'online',
+      attributes: { node: 'n1', maxcpu: 8 },
+    },
+    {
+      id: id('qemu/100'),
+      kind: 'vm',
+      provider: 'proxmox',
+      name: `vm100-${prefix}`,
+      state: 'stopped',
+      attributes: { vmid: 100 },
+    },
+  ];
+  const edges: EdgeInput[] = [
+    { type: 'MEMBER_OF', fromId: id('node/n1'), toId: id('cluster'), provenance: 'observed', source },
+    { type: 'RUNS_ON', fromId: id('qemu/100'), toId: id('node/n1'), provenance: 'observed', source },
+    { type: 'RUNS_ON', fromId: id('qemu/101'), toId: id('node/n1'), provenance: 'observed', source },
+    { type: 'DEPENDS_ON', fromId: id('qemu/101'), toId: id('qemu/100'), provenance: 'observed', source },
+    { type: 'DEPENDS_ON', fromId: id('qemu/100'), toId: id('nowhere'), provenance: 'observed', source },
+    {
+      type: 'DEPENDS_ON',
+      fromId: id('qemu/101'),
+      toId: id('cluster'),
+      provenance: 'inferred',
+      source: 'resolver',
+      rule: 'r1',
+      confidence: 'medium',
+      evidence: 'seen in the config',
+    },
+  ];
+  return { resources, edges };
+}
+
+/** Rows made afresh on every iteration, each with its outgoing edges, as a streamed provider pass gives them. */
+function streamed(prefix: string): Iterable<InventoryRow> {
+  const { resources, edges } = pass(prefix);
+  return {
+    *[Symbol.iterator]() {
+      for (const r of resources)
+        yield { resource: { ...r }, clear: [], edges: edges.filter((e) => e.fromId === r.id).map((e) => ({ ...e })) };
+    },
+  };
+}
+
+async function load(rows: Iterable<InventoryRow>, edges: EdgeInput[] = []): Promise<IngestReport> {
+  const report = createReport('proxmox', `proxmox:${scope}`, 'tag-1');
+  await loadInventory(driver, rows, edges, { updateTag: 'tag-1', observedAt: NOW, batchSize: 1 }, report);
+  return report;
+}
+
+/** Nodes and edges under `prefix`, the prefix taken out: comparable across prefixes. */
+async function snapshot(prefix: string): Promise<unknown> {
+  const strip = (v: unknown) => (typeof v === 'string' ? v.replaceAll(prefix, 'P') : v);
+  const { records } = await driver.executeQuery(
+    `MATCH (r:Resource) WHERE r.id STARTS WITH $p
+     OPTIONAL MATCH (r)-[e]->(b:Resource)
+     WITH r, e, b ORDER BY type(e), b.id
+     RETURN r.id AS id, labels(r) AS labels, r.name AS name, r.state AS state, r['attr.vmid'] AS vmid,
+            collect(CASE WHEN e IS NULL THEN null ELSE [type(e), b.id, e.provenance, e.source, e.rule, e.evidence] END) AS edges
+     ORDER BY id`,
+    { p: `proxmox:${prefix}-${scope}/` },
+  );
+  return records.map((rec) => ({
+    ...Object.fromEntries(rec.keys.map((k) => [k, strip(rec.get(k))])),
+    edges: (rec.get('edges') as unknown[][]).map((e) => e.map(strip)),
+  }));
+}
+
+async function count(prefix: string): Promise<number> {
+  const { records } = await driver.executeQuery('MATCH (r:Resource) WHERE r.id STARTS WITH $p RETURN count(r) AS n', {
+    p: `proxmox:${prefix}-${scope}/`,
+  });
+  return (records[0]!.get('n') as { toNumber(): number }).toNumber();
+}
+
+describe('a streamed load pass: rows walked again, edges with their rows', () => {
+  it('writes what the same pass given as arrays writes, skips the same edge, and a re-run creates nothing', async () => {
+    const held = pass('held');
+    const asArrays = await load(
+      held.resources.map((resource) => ({ resource, clear: [] })),
+      held.edges,
+    );
+    const asStream = await load(streamed('flow'));
+    for (const r of [asArrays, asStream]) {
+      expect(r.resources).toMatchObject({ created: 4, written: 4 });
+      expect(r.edges).toMatchObject({ created: 5 });
+      expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('does not exist')]);
+    }
+    expect(await snapshot('flow')).toEqual(await snapshot('held'));
+    expect((await snapshot('flow')) as unknown[]).toHaveLength(4);
+    const again = await load(streamed('flow'));
+    expect(again.resources.created).toBe(0);
+    expect(again.edges.created).toBe(0);
+    expect(again.resources.written).toBe(4);
+  });
+
+  it('a source that cannot be walked twice is refused before anything is written', async () => {
+    const rows = [...streamed('once')];
+    const oneShot = (function* () {
+      yield* rows;
+    })();
+    await expect(load(oneShot)).rejects.toThrow(/rows: iterated again it gave 0 rows, not 4/);
+    expect(await count('once')).toBe(0);
+  });
+
+  it("an edge in a row that does not start at the row's resource is refused, naming the field", async () => {
+    const rows = [...streamed('wrong')];
+    rows[2]!.edges = [{ ...rows[2]!.edges![0]!, fromId: rows[0]!.resource.id }];
+    await expect(load(rows)).rejects.toThrow(/resources\[2\]\.edges\[0\]\.fromId/);
+    expect(await count('wrong')).toBe(0);
+  });
+});
