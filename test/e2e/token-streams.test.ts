@@ -56,7 +56,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let seq = 2_000_000_000;
 /** A feed entry of `topic` as the feed tail would publish it. */
-function publish(topic: 'health' | 'condition' | 'transition' | 'approval'): void {
+function publish(topic: Extract<FeedEntry['topic'], 'health' | 'condition' | 'transition' | 'approval'>): void {
   const at = DateTime.utc().toISO();
   const resourceId = `manual:service/${scope}-x`;
   const payload =
