@@ -4,6 +4,11 @@
  * load of N resources needs. The child connects to the bench's Neo4j, loads the generated shape
  * once into its own scope and prints its peak RSS, its RSS before the load (Node, driver, modules)
  * and the load's rate; the parent wipes the scope.
+ *
+ * The child runs with V8's old space capped (`heapMb`, BENCH_RSS_HEAP_MB, default 128; `none` for
+ * V8's own sizing): a load that finishes under the cap holds no more than that live. Uncapped, V8
+ * lets the heap grow with the allocation rate, so RSS then shows collectable garbage as well
+ * (about 180 MB at 50,000 and 310 MB at 200,000 on a 24 GB machine), not what the load keeps.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,10 +35,12 @@ export function measureInChild(
   scope: string,
   resources: number,
   batchSize: number,
+  heapMb: number | null,
 ): Promise<RssSample> {
   const script = fileURLToPath(import.meta.url);
+  const cap = heapMb === null ? [] : [`--max-old-space-size=${heapMb}`];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, String(resources), scope, String(batchSize)], {
+    const child = spawn(process.execPath, [...cap, script, String(resources), scope, String(batchSize)], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -60,6 +67,10 @@ async function child(resources: number, scope: string, batchSize: number): Promi
     if (report.resources.created !== shape.resources || report.edges.created !== shape.edges)
       throw new Error(`created ${report.resources.created} resources / ${report.edges.created} edges`);
     const sample: RssSample = { resources, items: shape.items, peakMb: maxRssMb(), baseMb, seconds };
+    if (process.env.BENCH_RSS_DEBUG) {
+      (globalThis as { gc?: () => void }).gc?.();
+      console.error(JSON.stringify(process.memoryUsage()));
+    }
     console.log(MARK + JSON.stringify(sample));
   } finally {
     await neo.stop();

@@ -11,7 +11,8 @@
  * the loaders iterate it (bench/ingest-shape.ts), so no process holds the inventory.
  *
  * Options: `--resources N` (or BENCH_RESOURCES; default 50,000), `--rss-at 50000,200000` (sizes
- * whose peak RSS is measured beside N; `--rss-at none` for N only); environment: BENCH_ROUNDS (default 4, even: the loader
+ * whose peak RSS is measured beside N; `--rss-at none` for N only); environment: BENCH_RSS_HEAP_MB
+ * (the children's old-space cap, default 128, `none` for V8's sizing), BENCH_ROUNDS (default 4, even: the loader
  * that goes second in a round runs measurably faster, so each must go first equally often),
  * BENCH_BATCH_SIZE (default 1000), BENCH_PER_ROW_ITEMS (default 2,000 over all rounds);
  * NEO4J_URI to use an existing Neo4j instead of a throwaway embedded one.
@@ -45,6 +46,7 @@ const cliInt = (name: string, v: string) => {
   return n;
 };
 const BATCH = envInt('BENCH_BATCH_SIZE', 1000);
+const RSS_HEAP_MB = process.env.BENCH_RSS_HEAP_MB === 'none' ? null : envInt('BENCH_RSS_HEAP_MB', 128);
 const RESOURCES = flag('--resources') ? cliInt('--resources', flag('--resources')!) : envInt('BENCH_RESOURCES', 50_000);
 const RSS_AT = [
   ...new Set([
@@ -202,10 +204,13 @@ try {
 
   // One aitia load per size in a child of its own: its peak RSS is that load's.
   const samples: RssSample[] = [];
-  console.log('\none aitia load in a process of its own  resources      items/s  RSS before load  peak RSS');
+  console.log(
+    `\none aitia load in a process of its own (old space ${RSS_HEAP_MB === null ? 'sized by V8' : `capped at ${RSS_HEAP_MB} MB`})`,
+  );
+  console.log(`${''.padEnd(38)} resources      items/s  RSS before load  peak RSS`);
   for (const n of RSS_AT) {
     const scope = `${run}-rss${n}`;
-    const sample = await measureInChild(neo.env, scope, n, BATCH);
+    const sample = await measureInChild(neo.env, scope, n, BATCH, RSS_HEAP_MB);
     await wipeScope(neo.driver, `proxmox:${scope}`);
     samples.push(sample);
     console.log(
@@ -220,7 +225,7 @@ try {
   );
   const perSize = samples.map((s) => `peak_rss_mb_${s.resources}=${s.peakMb}`).join(' ');
   console.log(
-    `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${at(RESOURCES).peakMb} resources=${RESOURCES} ${perSize} rss_growth_pct=${fmt(growth, 1)} bench_process_rss_mb=${benchRss} load_avg=${fmt(loadavg()[0]!, 1)}`,
+    `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${at(RESOURCES).peakMb} resources=${RESOURCES} ${perSize} rss_growth_pct=${fmt(growth, 1)} rss_heap_cap_mb=${RSS_HEAP_MB ?? 'none'} bench_process_rss_mb=${benchRss} load_avg=${fmt(loadavg()[0]!, 1)}`,
   );
 } catch (err) {
   const cause = (err as { cause?: { message?: string; code?: string } }).cause;
