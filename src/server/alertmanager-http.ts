@@ -1,14 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DateTime } from 'luxon';
-import { AitiaError, type ErrorCode, RETRY_AFTER_SECONDS } from '../model/index.js';
 import { receiveAlerts } from '../services/alerts.js';
 import { withNeo4jDeadline } from '../services/deadline.js';
 import { nowOf, type ServiceDeps } from '../services/deps.js';
 import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { authenticateBearer, bearerToken } from './auth.js';
-import { readBody } from './read-body.js';
+import { answerIntakeError, answerJson, guardedIntake, readIntakeBody } from './intake.js';
 import { RecentIds } from './recent-ids.js';
 
 /**
@@ -55,18 +54,6 @@ export function checkReceiverSignature(
   return null;
 }
 
-const STATUS: Partial<Record<ErrorCode, number>> = { FORBIDDEN: 403, UNAVAILABLE: 503 };
-
-function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const extra: Record<string, string> =
-    status === 401
-      ? { 'www-authenticate': 'Bearer realm="aitia"' }
-      : status === 503
-        ? { 'retry-after': String(RETRY_AFTER_SECONDS) }
-        : {};
-  res.writeHead(status, { 'content-type': 'application/json', ...extra, ...headers }).end(JSON.stringify(body));
-}
-
 const UNAUTHENTICATED =
   'unauthenticated: send an ingester bearer token (Alertmanager: http_config.authorization.credentials), or sign the request (X-Aitia-Timestamp, X-Aitia-Signature: v0=<hex HMAC-SHA256 of "v0:{timestamp}:{body}">) with alertmanager.receiver_secret';
 
@@ -79,22 +66,10 @@ export function createAlertReceiver(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') {
       req.resume();
-      return answer(res, 405, { error: 'POST Alertmanager webhook payloads here' }, { allow: 'POST' });
+      return answerJson(res, 405, { error: 'POST Alertmanager webhook payloads here' }, { allow: 'POST' });
     }
-    const max = options.maxBodyBytes;
-    const declared = Number(req.headers['content-length'] ?? 0);
-    const tooLarge = {
-      error: `request body is larger than ${max} bytes (AITIA_MAX_BODY_BYTES)`,
-      code: 'PAYLOAD_TOO_LARGE',
-    };
-    if (Number.isFinite(declared) && declared > max) {
-      req.resume();
-      return answer(res, 413, tooLarge, { connection: 'close' });
-    }
-    const read = await readBody(req, max);
-    if (read.kind === 'aborted') return void res.destroy();
-    if (read.kind === 'too_large') return answer(res, 413, tooLarge, { connection: 'close' });
-    const body = read.body;
+    const body = await readIntakeBody(req, res, options.maxBodyBytes);
+    if (!body) return;
     let principal: Principal;
     let replayKey: string | null = null;
     const token = bearerToken(req.headers.authorization);
@@ -102,7 +77,7 @@ export function createAlertReceiver(
     if (token || typeof signature !== 'string' || !options.secret) {
       const checked = await authenticateBearer(deps, tokens, token);
       if (!checked.ok)
-        return answer(res, 401, { error: token ? checked.message : UNAUTHENTICATED, code: 'UNAUTHENTICATED' });
+        return answerJson(res, 401, { error: token ? checked.message : UNAUTHENTICATED, code: 'UNAUTHENTICATED' });
       principal = checked.principal;
     } else {
       const timestamp = req.headers['x-aitia-timestamp'];
@@ -113,10 +88,10 @@ export function createAlertReceiver(
         body,
         Math.floor(nowMs / 1000),
       );
-      if (why) return answer(res, 401, { error: why, code: 'UNAUTHENTICATED' });
+      if (why) return answerJson(res, 401, { error: why, code: 'UNAUTHENTICATED' });
       replayKey = signature.trim().toLowerCase();
       if (recent.has(replayKey, nowMs))
-        return answer(res, 409, {
+        return answerJson(res, 409, {
           error: 'replayed: this signed request was accepted within the last 300 s; nothing stored',
           code: 'REPLAYED',
         });
@@ -133,23 +108,13 @@ export function createAlertReceiver(
         }),
       );
       replayKey = null;
-      return answer(res, 200, result);
+      return answerJson(res, 200, result);
     } catch (err) {
-      if (err instanceof SyntaxError)
-        return answer(res, 400, { error: `body: not JSON: ${err.message}`, code: 'BAD_USER_INPUT' });
-      if (err instanceof AitiaError)
-        return answer(res, STATUS[err.code] ?? 400, { error: err.message, code: err.code });
-      throw err;
+      return answerIntakeError(res, err);
     } finally {
       // Not stored after all: the sender's retry must get through.
       if (replayKey) recent.delete(replayKey);
     }
   };
-  return (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      deps.log.error({ err }, 'alertmanager receiver: request failed');
-      if (!res.headersSent && !res.destroyed) answer(res, 500, { error: 'internal error' }, { connection: 'close' });
-      else res.destroy();
-    });
-  };
+  return guardedIntake(deps.log, 'alertmanager receiver', handle);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DateTime } from 'luxon';
-import { AitiaError, type ErrorCode, RETRY_AFTER_SECONDS } from '../model/index.js';
+import { AitiaError } from '../model/index.js';
 import { nowOf, type ServiceDeps } from '../services/deps.js';
 import { withNeo4jDeadline } from '../services/deadline.js';
 import { ingestVcenterEvents } from '../services/ingest.js';
@@ -9,7 +9,7 @@ import type { Principal } from '../services/permissions.js';
 import type { TokenStore } from '../services/token-store.js';
 import { authenticateBearer, bearerToken } from './auth.js';
 import { headerPairs, TOLERANCE_SECONDS, verifyPush } from './cloudevents-signature.js';
-import { readBody } from './read-body.js';
+import { answerIntakeError, answerJson, guardedIntake, readIntakeBody } from './intake.js';
 import { RecentIds } from './recent-ids.js';
 
 /**
@@ -81,19 +81,6 @@ export function replayKey(pushSource: string, event: unknown): string {
     .digest('hex')}`;
 }
 
-/** HTTP status per error code; the rest answer 400. A broker retries a 503 after Retry-After. */
-const STATUS: Partial<Record<ErrorCode, number>> = { FORBIDDEN: 403, UNAVAILABLE: 503, CONFLICT: 409 };
-
-function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const extra: Record<string, string> =
-    status === 401
-      ? { 'www-authenticate': 'Bearer realm="aitia"' }
-      : status === 503
-        ? { 'retry-after': String(RETRY_AFTER_SECONDS) }
-        : {};
-  res.writeHead(status, { 'content-type': 'application/json', ...extra, ...headers }).end(JSON.stringify(body));
-}
-
 const UNSIGNED =
   'unauthenticated: send an ingester bearer token, or sign the request (X-Aitia-Timestamp: <unix seconds>, X-Aitia-Signature: v0=<hex HMAC-SHA256>) with the secret of the source named by ?source=';
 
@@ -109,53 +96,30 @@ export function createCloudEventsHandler(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') {
       req.resume();
-      return answer(res, 405, { error: 'POST CloudEvents here' }, { allow: 'POST' });
+      return answerJson(res, 405, { error: 'POST CloudEvents here' }, { allow: 'POST' });
     }
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (Number.isFinite(declared) && declared > maxBody) {
-      req.resume();
-      return answer(
-        res,
-        413,
-        {
-          error: `request body is ${declared} bytes; the limit is ${maxBody} (AITIA_MAX_BODY_BYTES)`,
-          code: 'PAYLOAD_TOO_LARGE',
-        },
-        { connection: 'close' },
-      );
-    }
+    const body = await readIntakeBody(req, res, maxBody);
+    if (!body) return;
     let name: string;
     try {
       name = new URL(req.url ?? '/', 'http://x').searchParams.get('source') ?? '';
     } catch {
-      req.resume();
-      return answer(res, 400, { error: 'request target: not a URL path' }, { connection: 'close' });
+      return answerJson(res, 400, { error: 'request target: not a URL path' }, { connection: 'close' });
     }
-    const read = await readBody(req, maxBody);
-    // The client went away mid-body: nobody to answer, nothing to store.
-    if (read.kind === 'aborted') return void res.destroy();
-    if (read.kind === 'too_large')
-      return answer(
-        res,
-        413,
-        { error: `request body is larger than ${maxBody} bytes (AITIA_MAX_BODY_BYTES)`, code: 'PAYLOAD_TOO_LARGE' },
-        { connection: 'close' },
-      );
-    const body = read.body;
     let principal: Principal;
     let server: string;
     let signedAt: number | null = null;
     const token = bearerToken(req.headers.authorization);
     if (token) {
       const checked = await authenticateBearer(deps, tokens, token);
-      if (!checked.ok) return answer(res, 401, { error: checked.message });
+      if (!checked.ok) return answerJson(res, 401, { error: checked.message });
       principal = checked.principal;
       server = sources.get(name)?.server ?? name;
     } else {
       const source = sources.get(name);
       const signature = req.headers['x-aitia-signature'];
       // No secret (or no such source): fail closed, and the same answer either way.
-      if (!source?.secret || typeof signature !== 'string') return answer(res, 401, { error: UNSIGNED });
+      if (!source?.secret || typeof signature !== 'string') return answerJson(res, 401, { error: UNSIGNED });
       const check = verifyPush({
         secret: source.secret,
         source: name,
@@ -165,12 +129,12 @@ export function createCloudEventsHandler(
         body,
         nowSeconds: Math.floor(DateTime.fromISO(nowOf(deps)).toSeconds()),
       });
-      if (!check.ok) return answer(res, 401, { error: check.reason, code: 'UNAUTHENTICATED' });
+      if (!check.ok) return answerJson(res, 401, { error: check.reason, code: 'UNAUTHENTICATED' });
       principal = { name: `push:${name}`, role: 'ingester' };
       server = source.server;
       signedAt = check.timestamp;
     }
-    if (server === '') return answer(res, 400, { error: 'source: name the vCenter (?source=<name>)' });
+    if (server === '') return answerJson(res, 400, { error: 'source: name the vCenter (?source=<name>)' });
     let remembered: string[] = [];
     try {
       const events = cloudEventsOf(String(req.headers['content-type'] ?? ''), req.headers, body);
@@ -179,7 +143,7 @@ export function createCloudEventsHandler(
         const keys = [...new Set(events.map((e) => replayKey(name, e)))];
         const seen = keys.filter((k) => recent.has(k, nowMs));
         if (seen.length > 0)
-          return answer(res, 409, {
+          return answerJson(res, 409, {
             error: `replayed: ${seen.length} of this request's CloudEvents (${seen.map((k) => k.split('\n').pop()).join(', ')}) were accepted from source ${name} within the last ${TOLERANCE_SECONDS} s; nothing stored`,
             code: 'REPLAYED',
           });
@@ -195,23 +159,14 @@ export function createCloudEventsHandler(
           { source: name, conflicts: result.conflicts },
           'cloudevents: pushed events conflict with history',
         );
-      return answer(res, 200, result);
+      return answerJson(res, 200, result);
     } catch (err) {
-      if (err instanceof SyntaxError) return answer(res, 400, { error: `body: not JSON: ${err.message}` });
-      if (err instanceof AitiaError)
-        return answer(res, STATUS[err.code] ?? 400, { error: err.message, code: err.code });
-      throw err;
+      return answerIntakeError(res, err);
     } finally {
       // Not accepted after all: the broker's retry must get through.
       for (const k of remembered) recent.delete(k);
     }
   };
 
-  return (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      deps.log.error({ err }, 'cloudevents: request failed');
-      if (!res.headersSent && !res.destroyed) answer(res, 500, { error: 'internal error' }, { connection: 'close' });
-      else res.destroy();
-    });
-  };
+  return guardedIntake(deps.log, 'cloudevents', handle);
 }
