@@ -5,6 +5,7 @@ import {
   mergeIntervals,
   type StreamCoverage,
   type UnknownBecause,
+  unknownBecauseOf,
   uncoveredParts,
 } from '../../../src/model/index.js';
 import { at, task, VM, vmTransition } from './builders.js';
@@ -268,17 +269,8 @@ describe('narratives say why, plainly', () => {
   ];
   for (const [u, text] of sentences) {
     it(u.reason + (u.gapReason ? ` (${u.gapReason})` : ''), () => {
-      const full: UnknownBecause = {
-        from: null,
-        to: null,
-        gapReason: null,
-        node: null,
-        detail: null,
-        horizon: null,
-        clockOffsetSeconds: null,
-        toleranceSeconds: null,
-        ...u,
-      };
+      const { reason, ...facts } = u;
+      const full: UnknownBecause = unknownBecauseOf(reason, facts);
       expect(unknownSentence(full, VM, clock)).toBe(text);
     });
   }
@@ -286,17 +278,7 @@ describe('narratives say why, plainly', () => {
   it('a vCenter says its event log', () => {
     expect(
       unknownSentence(
-        {
-          reason: 'no_record',
-          from: at('02:10:00'),
-          to: at('02:40:00'),
-          gapReason: null,
-          node: null,
-          detail: null,
-          horizon: null,
-          clockOffsetSeconds: null,
-          toleranceSeconds: null,
-        },
+        unknownBecauseOf('no_record', { from: at('02:10:00'), to: at('02:40:00') }),
         'vcenter:vc1/vm/vm-101',
         clock,
       ),
