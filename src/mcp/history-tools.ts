@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import * as G from '../generated/mcp-inputs.js';
-import {
-  AttributionConfidenceSchema,
-  checkTarget,
-  type ConditionType,
-  LOG_GAP_REASONS,
-  UNKNOWN_REASONS,
-} from '../model/index.js';
+import { AttributionConfidenceSchema, checkTarget, type ConditionType, UNKNOWN_REASONS } from '../model/index.js';
 import { attributionCoverage } from '../services/coverage.js';
 import { auditLog } from '../services/audit.js';
 import { checks } from '../services/checks.js';
@@ -157,14 +151,6 @@ export const incidentContextTool = defineTool({
   },
 });
 
-const LogGapOut = z.object({
-  from: R.Time,
-  to: R.Time,
-  reason: z.enum(LOG_GAP_REASONS),
-  detail: z.string(),
-  at: R.Time,
-});
-
 const AttributionCoverageOut = z.object({
   since: R.Time,
   until: R.Time.describe('The end of the window (now, when asked for later).'),
@@ -175,17 +161,7 @@ const AttributionCoverageOut = z.object({
     .array(z.object({ reason: z.enum(UNKNOWN_REASONS), count: z.number().int() }))
     .describe('none and medium transitions by why no cause is established.'),
   unclassified: z.number().int().describe('none/medium transitions stored before unknownBecause existed.'),
-  streams: z.array(
-    z.object({
-      stream: z.string(),
-      source: z.string(),
-      node: z.string().nullable(),
-      coveredSeconds: z.number(),
-      windowSeconds: z.number(),
-      share: z.number().describe('Share of the window this log was read completely, 0–1.'),
-      gaps: z.array(LogGapOut).describe('Failed reads overlapping the window, newest first.'),
-    }),
-  ),
+  streams: z.array(O.StreamCoverageOut),
 });
 
 export const attributionCoverageTool = defineTool({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HealthSchema, KindSchema, RelationshipTypeSchema } from '../model/index.js';
+import { HealthSchema, KindSchema, LOG_GAP_REASONS, RelationshipTypeSchema } from '../model/index.js';
 import {
   AttributionOut,
   AuditEntryOut,
@@ -122,6 +122,25 @@ export const DeclareResourceOut = z.object({
   ignored: z.array(z.object({ key: z.string(), reason: z.string() })),
 });
 
+const LogGapOut = z.object({
+  from: Time,
+  to: Time,
+  reason: z.enum(LOG_GAP_REASONS),
+  detail: z.string(),
+  at: Time,
+});
+
+/** How much of a window one task or event log was read completely, and where it was not. */
+export const StreamCoverageOut = z.object({
+  stream: z.string(),
+  source: z.string(),
+  node: z.string().nullable(),
+  coveredSeconds: z.number(),
+  windowSeconds: z.number(),
+  share: z.number().describe('Share of the window this log was read completely, 0–1.'),
+  gaps: z.array(LogGapOut).describe('Failed reads overlapping the window, newest first.'),
+});
+
 const ReachedOut = z.object({ depth: z.number().int(), resource: ResourceRefOut });
 export const IncidentContextOut = z.object({
   resource: ResourceRefOut,
@@ -140,5 +159,10 @@ export const IncidentContextOut = z.object({
       }),
     )
     .describe('Open (suppressed included) and in-window conditions, oldest first.'),
+  coverage: z
+    .array(StreamCoverageOut)
+    .describe(
+      'The task and event logs of the window: how much of it each was read completely (a cause unknown in a gap is not evidence).',
+    ),
   narrative: z.string().describe('One paragraph for the ticket; causes only where the logs hold them.'),
 });

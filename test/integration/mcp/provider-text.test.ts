@@ -108,5 +108,9 @@ describe('a VM named like an instruction, over MCP', () => {
     expect(ctx.answer.narrative).toContain(`In short: vm "${CLEANED}" running → stopped at`);
     expect(ctx.answer.narrative).not.toMatch(/[\n\r]/);
     expect(ctx.text).not.toMatch(/[\n\r]/);
+    // The window's task logs and how much of it each was read (the stand-in's pass read them all).
+    const coverage = ctx.answer.coverage as { stream: string; share: number }[];
+    expect(coverage.length).toBeGreaterThan(0);
+    expect(coverage.every((c) => c.stream.endsWith('#tasks') && c.share > 0)).toBe(true);
   });
 });
