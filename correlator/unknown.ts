@@ -68,7 +68,7 @@ function gapOver(gaps: readonly LogGap[], fromMs: number, toMs: number): LogGap 
  * 2. `log_not_read` — no log stream is known for the resource's source at all;
  * 3. `clock_uncertain` — a stream's clock was seen off by more than the tolerance;
  * 4. per stream, the parts of the window no complete read covers (slivers within the tolerance
- *    ignored): a part a failed read overlaps is `log_not_read` with that read's reason; a part
+ *    ignored unless a failed read overlaps them): a part a failed read overlaps is `log_not_read` with that read's reason; a part
  *    wholly before the oldest log time ever read is `beyond_retention`; any other is `log_not_read`
  *    (`not_read`: not read yet). `log_not_read` wins over `beyond_retention` (it may still be read);
  * 5. otherwise `no_record`: the whole window was read completely and holds nothing that explains it.
@@ -113,11 +113,11 @@ export function decideUnknown(
   let beyond: UnknownBecause | null = null;
   for (const stream of streams) {
     const horizon = toMillis(stream.horizon);
-    const parts = uncoveredParts(window.fromMs, window.toMs, stream.intervals).filter(
-      (p) => p.toMs - p.fromMs > s.clockSkewSeconds * 1000,
-    );
-    for (const p of parts) {
+    for (const p of uncoveredParts(window.fromMs, window.toMs, stream.intervals)) {
       const gap = gapOver(stream.gaps, p.fromMs, p.toMs);
+      // A sliver within the tolerance is the pass's own (its task read ends just before the
+      // inventory it is compared with) — unless a read of it failed: that is never a finding.
+      if (!gap && p.toMs - p.fromMs <= s.clockSkewSeconds * 1000) continue;
       const at = { from: iso(p.fromMs), to: iso(p.toMs), node: stream.node };
       if (gap) return unknownBecauseOf('log_not_read', { ...at, gapReason: gap.reason, detail: gap.detail });
       if (horizon === null || p.toMs > horizon + s.clockSkewSeconds * 1000)

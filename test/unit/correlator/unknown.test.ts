@@ -57,6 +57,29 @@ const cases: Array<{
     want: { reason: 'no_record' },
   },
   {
+    name: 'the same few seconds, but a read of them failed (the next pass came quickly and could not read): log_not_read',
+    streams: [
+      stream([['02:00:00', '02:39:57']], {
+        gaps: [
+          {
+            from: at('02:34:57'),
+            to: at('02:40:01'),
+            reason: 'source_unreachable',
+            detail: 'HTTP 595: no route to host',
+            at: at('02:40:01'),
+          },
+        ],
+      }),
+    ],
+    want: {
+      reason: 'log_not_read',
+      gapReason: 'source_unreachable',
+      from: at('02:39:57'),
+      to: at('02:40:00'),
+      node: 'pve1',
+    },
+  },
+  {
     name: 'medium gets it too',
     streams: [stream([['02:00:00', '02:40:00']])],
     confidence: 'medium',
