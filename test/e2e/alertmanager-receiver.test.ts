@@ -13,9 +13,9 @@ import { observe } from '../../src/pipeline/observe.js';
 import { receiveAlerts } from '../../src/services/alerts.js';
 import { alertmanagerOrSkip, type RunningAlertmanager, startAlertmanager } from '../support/alertmanager.js';
 import { useGraph } from '../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
+import { labRoutes, patchData, standinClient, withLabTasks } from '../support/proxmox-lab.js';
 import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../support/proxmox-tasks.js';
+import { taskEntry, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { principalOf, serviceDeps } from '../support/services.js';
 
@@ -60,11 +60,7 @@ function routes(): RouteTable {
   const table = labRoutes(c, { patchListing: patch });
   for (const g of stopped)
     patchData(table, `GET /nodes/${NODE[g]}/${g}/status/current`, { status: 'stopped', qmpstatus: 'stopped' });
-  for (const n of ['pve1', 'pve2', 'pve3'])
-    table.set(
-      `GET /nodes/${n}/tasks`,
-      taskListResponder(() => tasks),
-    );
+  withLabTasks(table, () => tasks);
   return table;
 }
 

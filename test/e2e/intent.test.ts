@@ -10,9 +10,9 @@ import { proxmoxSource } from '../../src/ingest/proxmox/source.js';
 import { DEFAULT_POLICY_PATH, type LoadedPolicy, parsePolicy } from '../../src/policy/index.js';
 import { startHealthScheduler } from '../../src/scheduler/health-scheduler.js';
 import { useGraph } from '../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
+import { labRoutes, patchData, standinClient, withLabTasks } from '../support/proxmox-lab.js';
 import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../support/proxmox-tasks.js';
+import { taskEntry, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { subscribeSse, type SseSubscription } from '../support/sse.js';
 import { checkNetworkAllowing } from '../support/probe-target.js';
@@ -51,11 +51,7 @@ function policyWith(suppression: 'on' | 'shadow' | 'off'): LoadedPolicy {
 }
 
 function withTasks(table: RouteTable): RouteTable {
-  for (const n of ['pve1', 'pve2', 'pve3'])
-    table.set(
-      `GET /nodes/${n}/tasks`,
-      taskListResponder(() => entries),
-    );
+  withLabTasks(table, () => entries);
   return table;
 }
 

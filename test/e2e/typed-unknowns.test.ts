@@ -5,9 +5,9 @@ import { getTransition } from '../../src/graph/transitions/read.js';
 import { proxmoxSource, type ProxmoxPassExtra } from '../../src/ingest/proxmox/source.js';
 import { observe, type Observation } from '../../src/pipeline/observe.js';
 import { useGraph } from '../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
+import { labRoutes, patchData, standinClient, withLabTasks } from '../support/proxmox-lab.js';
 import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../support/proxmox-tasks.js';
+import { taskEntry, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -31,11 +31,7 @@ let poll3: Observation<ProxmoxPassExtra>;
 let poll1At: string;
 
 function withTasks(table: RouteTable): RouteTable {
-  for (const n of ['pve1', 'pve2', 'pve3'])
-    table.set(
-      `GET /nodes/${n}/tasks`,
-      taskListResponder(() => entries),
-    );
+  withLabTasks(table, () => entries);
   return table;
 }
 const deps = { driver, suppression: 'shadow' as const };

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { FIXTURES } from './fixtures.js';
+import { taskListResponder } from '../../src/demo/proxmox-tasks.js';
 import { createProxmoxClient, type ProxmoxClient } from '../../src/ingest/proxmox/client.js';
 import { loadRecordedRoutes, type ProxmoxStandin, type RecordedResponse, type RouteTable } from './proxmox-standin.js';
 
@@ -63,4 +64,10 @@ export function standinClient(standin: ProxmoxStandin, overrides: { token?: stri
     retries: 1,
     backoffMs: 10,
   });
+}
+
+/** The lab's three nodes answer their task lists from `entries`, read at each request. */
+export function withLabTasks(table: RouteTable, entries: () => ReadonlyArray<Record<string, unknown>>): RouteTable {
+  for (const n of ['pve1', 'pve2', 'pve3']) table.set(`GET /nodes/${n}/tasks`, taskListResponder(entries));
+  return table;
 }

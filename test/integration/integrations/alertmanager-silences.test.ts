@@ -16,9 +16,9 @@ import { createCheck } from '../../../src/services/checks.js';
 import { alertmanagerOrSkip, type RunningAlertmanager, startAlertmanager } from '../../support/alertmanager.js';
 import { useGraph } from '../../support/graph.js';
 import { checkNetworkAllowing } from '../../support/probe-target.js';
-import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
+import { labRoutes, patchData, standinClient, withLabTasks } from '../../support/proxmox-lab.js';
 import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../../support/proxmox-tasks.js';
+import { taskEntry, useEventCleanup } from '../../support/proxmox-tasks.js';
 import { principalOf, serviceDeps } from '../../support/services.js';
 
 /**
@@ -53,11 +53,7 @@ function routes(): RouteTable {
   const table = labRoutes(c, { patchListing: patch });
   for (const g of stopped)
     patchData(table, `GET /nodes/${NODE[g]}/${g}/status/current`, { status: 'stopped', qmpstatus: 'stopped' });
-  for (const n of ['pve1', 'pve2', 'pve3'])
-    table.set(
-      `GET /nodes/${n}/tasks`,
-      taskListResponder(() => entries),
-    );
+  withLabTasks(table, () => entries);
   return table;
 }
 

@@ -5,9 +5,9 @@ import { proxmoxSource } from '../../../src/ingest/proxmox/source.js';
 import { callTool } from '../../../src/mcp/server.js';
 import { observe } from '../../../src/pipeline/observe.js';
 import { useGraph } from '../../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../../support/proxmox-lab.js';
+import { labRoutes, patchData, standinClient, withLabTasks } from '../../support/proxmox-lab.js';
 import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../../support/proxmox-tasks.js';
+import { taskEntry, useEventCleanup } from '../../support/proxmox-tasks.js';
 import { principalOf, serviceDeps } from '../../support/services.js';
 
 /*
@@ -38,11 +38,7 @@ describe('a VM named like an instruction, over MCP', () => {
     const table = labRoutes(c, {
       patchListing: { 'qemu/101': { name: HOSTILE, ...(stopped ? { status: 'stopped' } : {}) } },
     });
-    for (const n of ['pve1', 'pve2', 'pve3'])
-      table.set(
-        `GET /nodes/${n}/tasks`,
-        taskListResponder(() => tasks),
-      );
+    withLabTasks(table, () => tasks);
     if (stopped)
       patchData(table, 'GET /nodes/pve1/qemu/101/status/current', { status: 'stopped', qmpstatus: 'stopped' }, ['pid']);
     return table;

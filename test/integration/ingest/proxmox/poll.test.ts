@@ -5,9 +5,9 @@ import { createProxmoxPollState } from '../../../../src/ingest/proxmox/poll-stat
 import { observe } from '../../../../src/pipeline/observe.js';
 import { proxmoxSource } from '../../../../src/ingest/proxmox/source.js';
 import { useGraph } from '../../../support/graph.js';
-import { labRoutes, patchData, standinClient } from '../../../support/proxmox-lab.js';
+import { labRoutes, patchData, standinClient, withLabTasks } from '../../../support/proxmox-lab.js';
 import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../../../support/proxmox-standin.js';
-import { taskEntry, taskListResponder, useEventCleanup } from '../../../support/proxmox-tasks.js';
+import { taskEntry, useEventCleanup } from '../../../support/proxmox-tasks.js';
 
 const { driver, scope } = useGraph();
 useEventCleanup(driver, scope);
@@ -23,11 +23,7 @@ afterAll(async () => {
 /** The lab cluster `c` with task lists served from `tasks` (which the test grows between polls). */
 function lab(c: string, tasks: Array<Record<string, unknown>>, edit?: (t: RouteTable) => void): RouteTable {
   const table = labRoutes(c);
-  for (const n of ['pve1', 'pve2', 'pve3'])
-    table.set(
-      `GET /nodes/${n}/tasks`,
-      taskListResponder(() => tasks),
-    );
+  withLabTasks(table, () => tasks);
   edit?.(table);
   return table;
 }
