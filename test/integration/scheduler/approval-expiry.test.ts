@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { approvalOf } from '../../../src/graph/approval-history.js';
 import { createApprovals, listApprovals } from '../../../src/graph/approvals.js';
 import { readFeed } from '../../../src/graph/feed.js';
 import { createLogger } from '../../../src/log.js';
@@ -33,15 +34,12 @@ afterAll(async () => {
 let n = 0;
 function row(status: ApprovalStatus, expiresInSeconds: number): ApprovalRecord {
   const now = Date.now();
-  return {
+  // Only what a request has of its own: approvalOf fills the undecided, unplanned rest as stored.
+  return approvalOf({
     id: `approval-${scope}-${++n}`,
-    planId: null,
-    step: null,
     status,
     requester: `agent-${scope}`,
     requesterRole: 'agent',
-    requesterOwner: null,
-    requesterCreatedBy: null,
     reason: 'restart it',
     requestedAt: new Date(now - 3_600_000).toISOString(),
     expiresAt: new Date(now + expiresInSeconds * 1000).toISOString(),
@@ -56,14 +54,7 @@ function row(status: ApprovalStatus, expiresInSeconds: number): ApprovalRecord {
     autonomy: 'suggest',
     approval: 'operator',
     reasons: [],
-    decidedBy: null,
-    decidedAt: null,
-    decisionReason: null,
-    grantExpiresAt: null,
-    usedAt: null,
-    usedBy: null,
-    authorizationId: null,
-  };
+  });
 }
 
 async function expiredEntries(): Promise<FeedEntry[]> {
