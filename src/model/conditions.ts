@@ -1,12 +1,17 @@
 import { z } from 'zod';
 
-/** Problems that can be open on a resource. `unmonitored` is reporting only: no remediation. */
+/**
+ * Problems that can be open on a resource. `unmonitored` is reporting only: no remediation.
+ * `unauthorized_action`: a mapped agent changed the resource with no matching grant or reported
+ * action (issue 33); it is never suppressed.
+ */
 export const CONDITION_TYPES = [
   'check_failing',
   'unreachable',
   'paused_io_error',
   'adapter_unreachable',
   'unmonitored',
+  'unauthorized_action',
 ] as const;
 export const ConditionTypeSchema = z.enum(CONDITION_TYPES);
 export type ConditionType = z.infer<typeof ConditionTypeSchema>;
