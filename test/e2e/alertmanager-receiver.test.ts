@@ -18,6 +18,7 @@ import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../su
 import { taskEntry, useEventCleanup } from '../support/proxmox-tasks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { principalOf, serviceDeps } from '../support/services.js';
+import { until } from '../support/until.js';
 
 /**
  * Alert enrichment in, end to end on the real Alertmanager: Alertmanager's own webhook receiver
@@ -75,14 +76,6 @@ async function stop(guest: string, by: string | null) {
   standin.routes(routes());
   await observe({ driver, suppression: 'on' }, proxmoxSource(standinClient(standin)));
 }
-
-const until = async (what: string, ms: number, probe: () => boolean | Promise<boolean>) => {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** The notification target: records every alert.received naming this file's scope. */
 async function receiver() {

@@ -11,6 +11,7 @@ import { findPackageRoot } from '../../src/package-root.js';
 import { addToken } from '../../src/services/token-store.js';
 import { builtCli, cliEnv } from '../support/cli.js';
 import { useGraph } from '../support/graph.js';
+import { until as waitUntil } from '../support/until.js';
 
 /**
  * `aitia serve` (the real process) with an integrations file: an owner-only YAML naming a webhook
@@ -58,13 +59,9 @@ async function freePort(): Promise<number> {
   return p;
 }
 
-const until = async (what: string, ms: number, probe: () => boolean | Promise<boolean>) => {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${out.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+/** Waits like test/support/until.ts, and on a timeout shows what the server printed. */
+const until = (what: string, ms: number, probe: () => boolean | Promise<boolean>) =>
+  waitUntil(what, ms, probe, { context: () => out.slice(-3000) });
 
 function serve(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [cliPath, 'serve'], {

@@ -14,6 +14,7 @@ import { useGraph } from '../support/graph.js';
 import { labRoutes, patchData, standinClient } from '../support/proxmox-lab.js';
 import { type ProxmoxStandin, startProxmoxStandin } from '../support/proxmox-standin.js';
 import { type SseSubscription, subscribeSse } from '../support/sse.js';
+import { until as waitUntil } from '../support/until.js';
 
 /**
  * Two `aitia serve` processes share one Neo4j and one Proxmox stand-in, with a 4 s lease: one
@@ -64,19 +65,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | false> | T | null | false) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}\n` +
-          replicas.map((r) => `--- ${r.id}:\n${r.out().slice(-4000)}`).join('\n'),
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits like test/support/until.ts, and on a timeout shows what each replica printed. */
+const until = <T>(what: string, ms: number, probe: () => T | Promise<T>) =>
+  waitUntil(what, ms, probe, {
+    context: () => replicas.map((r) => `--- ${r.id}:\n${r.out().slice(-4000)}`).join('\n'),
+  });
 
 async function startReplica(name: string): Promise<Replica> {
   const port = await freePort();

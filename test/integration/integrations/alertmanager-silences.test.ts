@@ -20,6 +20,7 @@ import { labRoutes, patchData, standinClient, withLabTasks } from '../../support
 import { type ProxmoxStandin, type RouteTable, startProxmoxStandin } from '../../support/proxmox-standin.js';
 import { taskEntry, useEventCleanup } from '../../support/proxmox-tasks.js';
 import { principalOf, serviceDeps } from '../../support/services.js';
+import { until } from '../../support/until.js';
 
 /**
  * Silences for intentional changes, on the real Alertmanager: alice stops a VM in the Proxmox
@@ -287,13 +288,6 @@ describe.skipIf(!bin)('Alertmanager silences for intentional changes (real Alert
   });
 
   it('on its timer: a failed pass is retried with backoff until Alertmanager is back', async () => {
-    const until = async (what: () => Promise<boolean>) => {
-      const deadline = Date.now() + 15_000;
-      while (!(await what())) {
-        if (Date.now() > deadline) throw new Error('not within 15 s');
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
     const timed = startSilencer({
       driver,
       log,
@@ -308,13 +302,13 @@ describe.skipIf(!bin)('Alertmanager silences for intentional changes (real Alert
     });
     silencers.push(timed);
     await change(VM.web01, 'running', 'alice@pve', 'on');
-    await until(async () => live(await silencesFor('web01')).length === 0);
+    await until('no live silence for web01', 15_000, async () => live(await silencesFor('web01')).length === 0);
     await am.stop();
     await change(VM.web01, 'stopped', 'alice@pve', 'on');
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await listSources(driver)).find((s) => s.name === 'alertmanager')!.lastError).toMatch(/Alertmanager/);
     await am.start();
-    await until(async () => live(await silencesFor('web01')).length === 1);
+    await until('one live silence for web01', 15_000, async () => live(await silencesFor('web01')).length === 1);
     await timed.stop();
   });
 });

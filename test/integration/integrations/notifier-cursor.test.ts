@@ -8,6 +8,7 @@ import { startNotifier } from '../../../src/integrations/notifier.js';
 import { createLogger } from '../../../src/log.js';
 import { createFeedBus, startFeedTail } from '../../../src/pipeline/bus.js';
 import { useGraph } from '../../support/graph.js';
+import { until } from '../../support/until.js';
 
 /**
  * The notifier writes a target's cursor once per `cursorEvery` deliveries, not after each one
@@ -79,22 +80,6 @@ const cursorOf = async (name: string) =>
     ).records[0]?.get('s'),
   );
 
-const until = async (what: string, ms: number, probe: () => boolean) => {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
-const untilAsync = async (what: string, ms: number, probe: () => Promise<boolean>) => {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
 describe('the notifier’s cursor', () => {
   it('written per 50, yet a notifier started again sends none of 120 twice', async () => {
     const rx = await receiver(() => 200);
@@ -155,7 +140,7 @@ describe('the notifier’s cursor', () => {
     // A poll an hour apart: only a wake-up can deliver within the wait below.
     const notifier = startNotifier({ driver, targets: [t], publicUrl: rx.url, log, pollMs: 3_600_000, wake: bus });
     try {
-      await untilAsync('the cursor', 30_000, async () => !Number.isNaN(await cursorOf(t.name)));
+      await until('the cursor', 30_000, async () => !Number.isNaN(await cursorOf(t.name)));
       const [seq] = await append(1);
       await until('the woken delivery', 20_000, () => rx.accepted.length === 1);
       expect(rx.accepted).toEqual([`${t.name}:${seq}`]);

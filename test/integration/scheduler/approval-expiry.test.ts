@@ -12,6 +12,7 @@ import {
 import { approvalFeed, type ApprovalChange } from '../../../src/services/feed.js';
 import { useGraph } from '../../support/graph.js';
 import { principalOf, serviceDeps } from '../../support/services.js';
+import { until } from '../../support/until.js';
 
 /**
  * The expiry sweep on the real Neo4j: a pending request past its expiresAt is marked expired once,
@@ -61,14 +62,6 @@ async function expiredEntries(): Promise<FeedEntry[]> {
   const all = await readFeed(driver, { afterSeq: 0, limit: 10_000, topics: ['approval'], resourceId: target });
   return all.filter((e) => e.change === 'expired');
 }
-
-const until = async (what: string, ms: number, probe: () => Promise<boolean>) => {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 describe('the approval expiry sweep', () => {
   it('marks each pending request past expiresAt once, in batches, with its feed entry; racing sweeps report it once', async () => {

@@ -4,6 +4,7 @@ import { createLogger } from '../../../src/log.js';
 import { isLeaseLost } from '../../../src/model/lease.js';
 import { runUnderLease } from '../../../src/scheduler/lease-keeper.js';
 import { useGraph } from '../../support/graph.js';
+import { until } from '../../support/until.js';
 
 const { driver, scope } = useGraph();
 const name = `poll:${scope}`;
@@ -15,14 +16,6 @@ afterAll(async () => {
     { name, scope },
   );
 });
-
-const until = async (what: string, ms: number, probe: () => boolean) => {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 it('one replica runs the loop; a lost lease stops it and nothing it writes after commits; the lease passes on within 2 × the lease; stop releases it', async () => {
   const seconds = 2;

@@ -15,6 +15,7 @@ import { labRoutes, patchData } from '../../support/proxmox-lab.js';
 import { type ProxmoxStandin, startProxmoxStandin } from '../../support/proxmox-standin.js';
 import { startTestServer } from '../../support/server.js';
 import { startVcsim, type Vcsim, vcsimOrSkip } from '../../support/vcsim.js';
+import { until } from '../../support/until.js';
 
 const bin = vcsimOrSkip();
 const { driver, scope } = useGraph();
@@ -43,15 +44,6 @@ async function firstHostUuid(sim: Vcsim): Promise<{ moref: string; uuid: string 
   )!;
   return { moref: child(first, 'obj')!.text, uuid: child(child(first, 'propSet')!, 'val')!.text };
 }
-
-const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 30_000) => {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 describe.skipIf(!bin)('many sources from a sources file, polled at once', () => {
   let sim: Vcsim;
@@ -128,17 +120,18 @@ describe.skipIf(!bin)('many sources from a sources file, polled at once', () => 
       `vcenter vc-nocreds-${scope}: no credentials (username and password or password_file) — not polled`,
     );
     // Generous: a first pass on a cold graph on a busy 2-core machine can take half a minute.
-    await waitFor('a first pass of each source', async () => Object.keys(passes).length === 3, 240_000);
+    await until('a first pass of each source', 240_000, () => Object.keys(passes).length === 3, { everyMs: 250 });
     for (const n of [names.a, names.b, names.vc]) expect(passes[n]![0]!.complete).toBe(true);
     // The first complete pass of both sides is enough: no manual resolver run.
     const host = `vcenter:${names.vc}/host/${esx.moref}`;
-    await waitFor(
+    await until(
       'the MANIFESTS_AS edge',
+      60_000,
       async () => {
         const edges = await relationsOf(driver, host, { types: ['MANIFESTS_AS'], direction: 'OUT' });
         return edges.some((e) => e.toId === `proxmox:${clusters.b}/qemu/130` && e.rule === 'smbios_uuid');
       },
-      60_000,
+      { everyMs: 250 },
     );
     const sources = await listSources(driver);
     const mine = sources.filter((s) => s.name.includes(scope));
@@ -157,10 +150,11 @@ describe.skipIf(!bin)('many sources from a sources file, polled at once', () => 
     pa.fault(/.*/, { kind: 'hang' });
     const start = Date.now();
     // Two more passes of each other source, while the hung one (10 s timeout, 2 retries) finishes none.
-    await waitFor(
+    await until(
       'two passes of the other sources',
-      async () => [names.b, names.vc].every((n) => passes[n]!.filter((p) => p.at > start).length >= 2),
       120_000,
+      () => [names.b, names.vc].every((n) => passes[n]!.filter((p) => p.at > start).length >= 2),
+      { everyMs: 250 },
     );
     // On time: a poller waiting on the hung one would need its first call to fail 3 × 10 s first.
     expect(Date.now() - start).toBeLessThan(28_000);
@@ -187,13 +181,14 @@ describe.skipIf(!bin)('many sources from a sources file, polled at once', () => 
         idPrefixes: [`proxmox:${clusters.a}/`, `proxmox:${clusters.b}/`, `vcenter:${names.vc}/`],
       }),
     });
-    await waitFor(
+    await until(
       'the MANIFESTS_AS edge withdrawn',
+      240_000,
       async () => {
         const edges = await relationsOf(driver, host, { types: ['MANIFESTS_AS'], direction: 'OUT' });
         return edges.length === 0;
       },
-      240_000,
+      { everyMs: 250 },
     );
     const removed = (await listSources(driver)).find((s) => s.name === names.a)!;
     expect(removed.status).toBe('removed');
