@@ -8,6 +8,7 @@ import {
   ConditionTypeSchema,
   groupBy,
   notFound,
+  type PastConditionAttribution,
 } from '../model/index.js';
 import type { Driver, ManagedTransaction } from 'neo4j-driver';
 import { isoNow, newestFirst, toPlain, type KeysetPage } from './db/statements.js';
@@ -40,6 +41,10 @@ export function conditionFromProperties(raw: unknown): ConditionRecord {
     wouldSuppress: p.wouldSuppress === true,
     suppressionReasons: Array.isArray(p.suppressionReasons) ? p.suppressionReasons.map(String) : [],
     policyDigest: (p.policyDigest as string | null) ?? null,
+    // Only a condition whose cause was explained again has a history (see conditions-reattribute.ts).
+    ...(Array.isArray(p.attributionHistory)
+      ? { attributionHistory: p.attributionHistory.map((h) => parseJson(h) as PastConditionAttribution) }
+      : {}),
   };
 }
 

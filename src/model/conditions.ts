@@ -40,11 +40,28 @@ export interface ConditionRecord {
   suppressionReasons: string[];
   /** The policy the suppression decision was made under. */
   policyDigest: string | null;
+  /** Earlier answers, oldest first: kept when its cause transition was explained again (absent: never). */
+  attributionHistory?: PastConditionAttribution[];
+}
+
+/** What a condition said before its cause was explained again: the attribution and the gate's decision. */
+export interface PastConditionAttribution {
+  attribution: unknown;
+  suppressed: boolean;
+  wouldSuppress: boolean;
+  suppressionReasons: string[];
+  policyDigest: string | null;
+  /** When it was replaced, ISO-8601 UTC. */
+  replacedAt: string;
+  /** Why: its cause transition was explained again (`the log for … was read later`). */
+  replacedBecause: string;
 }
 
 /** How a condition changed, as the feed reports it: `suppressed` is an opening nobody is paged for. */
-export const CONDITION_CHANGES = ['opened', 'suppressed', 'resolved'] as const;
+export const CONDITION_CHANGES = ['opened', 'suppressed', 'resolved', 'reattributed'] as const;
 export const ConditionChangeKindSchema = z
   .enum(CONDITION_CHANGES)
-  .describe('How a condition changed: opened (someone is paged), suppressed (opened, nobody paged), resolved.');
+  .describe(
+    'How a condition changed: opened (someone is paged), suppressed (opened, nobody paged), resolved, reattributed (its cause was explained again: new attribution and suppression, the old kept in attributionHistory).',
+  );
 export type ConditionChangeKind = z.infer<typeof ConditionChangeKindSchema>;

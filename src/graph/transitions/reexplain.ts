@@ -1,11 +1,21 @@
 /**
  * Transitions explained again when a later complete read covers what their first explanation
  * could not read (`unknownReason = log_not_read`): the pending ones of a source, and the write that
- * replaces an attribution while keeping the old one in the transition's `attributionHistory`.
+ * replaces an attribution while keeping the old one in the transition's `attributionHistory`,
+ * with its feed entry and the revision of the conditions it caused.
  */
-import type { Driver } from 'neo4j-driver';
-import type { Attribution, PastAttribution, TransitionDecision, TransitionRecord } from '../../model/index.js';
+import type { Driver, ManagedTransaction } from 'neo4j-driver';
+import type {
+  Attribution,
+  ConditionRecord,
+  PastAttribution,
+  TransitionDecision,
+  TransitionRecord,
+} from '../../model/index.js';
+import { writeAuditTx, type AuditInput } from '../audit.js';
+import { reattributeConditionsTx, type ConditionRevision, type RevisedCondition } from '../condition-reattribution.js';
 import { int, isoNow } from '../db/statements.js';
+import { appendFeedTx } from '../feed.js';
 import { transitionFromProperties } from './read.js';
 import { attributionProperties } from './record.js';
 
@@ -35,20 +45,85 @@ export interface Reattribution {
   because: string;
 }
 
+/** What else the write carries: how the open conditions the transitions caused are revised, and its audit. */
+export interface ReattributionOptions {
+  /** Each open condition's new attribution and suppression, given its cause as re-explained. */
+  reviseCondition?: (condition: ConditionRecord, cause: TransitionRecord) => ConditionRevision;
+  /** Audit lines for the revised conditions (suppression decisions), written with them. */
+  auditOf?: (revised: readonly RevisedCondition[]) => AuditInput[];
+  now?: string;
+}
+
+/** What one replaceAttributions call wrote: the transitions explained again and the conditions revised. */
+export interface Reattributed {
+  transitions: TransitionRecord[];
+  conditions: RevisedCondition[];
+}
+
 /**
- * Replaces attributions in ONE statement; the old answer is appended to `attributionHistory`. A
- * transition whose stored attribution changed meanwhile (another replica explained it first) is
- * left alone, so replaying the same re-explanation twice writes it once. Returns the updated records.
+ * Replaces attributions in ONE write transaction: the old answer is appended to
+ * `attributionHistory`, each replaced transition goes on the feed (topic `transition`, change
+ * `reexplained`, its `sequence` moved to that entry), the open conditions it caused are revised
+ * (conditions-reattribution.ts) and the audit written. Each transition is write-locked before its
+ * stored attribution is compared, so a transition whose answer changed meanwhile (another replica
+ * explained it first) is left alone: replaying a re-explanation, or two replicas running it at
+ * once, writes it — its feed entry, its conditions' revision — once.
  */
 export async function replaceAttributions(
   driver: Driver,
   rows: readonly Reattribution[],
-  now = isoNow(),
+  options: ReattributionOptions = {},
+): Promise<Reattributed> {
+  if (rows.length === 0) return { transitions: [], conditions: [] };
+  const now = options.now ?? isoNow();
+  const because = new Map(rows.map((r) => [r.transitionId, r.because]));
+  const session = driver.session();
+  try {
+    return await session.executeWrite(async (tx) => {
+      const replaced = await compareAndSet(tx, rows, now);
+      const fed = await appendFeedTx(
+        tx,
+        replaced.map((t) => ({
+          topic: 'transition' as const,
+          resourceId: t.resourceId,
+          change: 'reexplained',
+          at: now,
+          payload: t,
+        })),
+      );
+      await tx.run('UNWIND $rows AS row MATCH (t:Transition {id: row.id}) SET t.sequence = row.seq', {
+        rows: fed.map((f, i) => ({ id: replaced[i]!.id, seq: int(f.seq) })),
+      });
+      const transitions = replaced.map((t, i) => ({ ...t, sequence: fed[i]!.seq }));
+      const byId = new Map(transitions.map((t) => [t.id, t]));
+      const revise = options.reviseCondition;
+      const conditions = revise
+        ? await reattributeConditionsTx(
+            tx,
+            transitions.map((t) => ({ transitionId: t.id, because: because.get(t.id)! })),
+            (c, tid) => revise(c, byId.get(tid)!),
+            now,
+          )
+        : [];
+      if (options.auditOf) await writeAuditTx(tx, options.auditOf(conditions));
+      return { transitions, conditions };
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+/** The compare-and-set: the write lock first (a SET), then the stored attribution compared, then the write. */
+async function compareAndSet(
+  tx: ManagedTransaction,
+  rows: readonly Reattribution[],
+  now: string,
 ): Promise<TransitionRecord[]> {
-  if (rows.length === 0) return [];
-  const { records } = await driver.executeQuery(
+  const res = await tx.run(
     `UNWIND $rows AS row
-     MATCH (t:Transition {id: row.id}) WHERE t.attribution = row.old
+     MATCH (t:Transition {id: row.id})
+     SET t.reexplainLock = true REMOVE t.reexplainLock
+     WITH t, row WHERE t.attribution = row.old
      SET t.attributionHistory = coalesce(t.attributionHistory, []) + [row.past], t += row.props,
          t.reexplainedAt = datetime($now)
      RETURN properties(t) AS t`,
@@ -71,5 +146,5 @@ export async function replaceAttributions(
       }),
     },
   );
-  return records.map((r) => transitionFromProperties(r.get('t')));
+  return res.records.map((r) => transitionFromProperties(r.get('t')));
 }
