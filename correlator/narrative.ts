@@ -3,6 +3,8 @@ import { recordNoun, whenPhrase } from './describe.js';
 import { REQUEST_CHAINS } from './request-chains.js';
 import { providerWord, quoteProviderText, statusPhrase } from '../src/model/provider-text.js';
 import { unknownSentence } from './unknown-narrative.js';
+import { authorizedPhrase, unauthorizedPhrase } from './authorization-narrative.js';
+import { creditedEventOf } from './authorization.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/index.js';
 
 /** What the narrative names: kind, display name and id of the resource. */
@@ -194,5 +196,37 @@ export function narrate(
     const by = `${actorPhrase(cause)}${cause.node ? ` on ${providerWord(cause.node)}` : ''}`;
     body = `Provider-level activity nearby: ${eventPhrase(cause, clock, by)}. Confidence low: nothing on this resource itself, ${when}; the cause is not established.`;
   }
-  return { ok: true, zone: clock.label, text: `${head}${attribution.confidence === 'medium' ? lead : ''} ${body}` };
+  const authorized = authorizationSentence(transition, attribution);
+  const tail = authorized ? ` ${authorized}` : '';
+  return {
+    ok: true,
+    zone: clock.label,
+    text: `${head}${attribution.confidence === 'medium' ? lead : ''} ${body}${tail}`,
+  };
+}
+
+/**
+ * The sentence that says the change was an action aitia authorized (the grant, who approved) or an
+ * agent's with none (Unauthorized: …), or null when neither was decided. It follows the cause
+ * sentence, in the narrative as stored and as rendered again in a zone (times stay ISO-8601 UTC).
+ */
+export function authorizationSentence(
+  transition: Pick<Transition, 'from' | 'to'>,
+  attribution: Attribution,
+): string | null {
+  const task = creditedEventOf(attribution);
+  if (!task || (!attribution.authorization && !attribution.unauthorized)) return null;
+  const cause = attribution.events.find((e) => e.role === 'cause');
+  const verb = (
+    cause?.type === 'vm_restarted_by_ha' ? 'Restarted' : verbFor(transition.from, transition.to)
+  ).toLowerCase();
+  if (attribution.unauthorized) return unauthorizedPhrase(verb, attribution.unauthorized, task.provider);
+  const phrase = authorizedPhrase(verb, attribution.authorization!, {
+    provider: task.provider,
+    actor: attribution.actor ?? task.actor ?? attribution.authorization!.principal,
+  });
+  // Medium never claims the cause: the authorization is said of the task, if it was the cause.
+  return attribution.confidence === 'high'
+    ? `Authorized: ${phrase}.`
+    : `Authorized, if that task caused it: ${phrase}.`;
 }

@@ -22,6 +22,7 @@ import { createFeedBus, startFeedTail } from '../pipeline/bus.js';
 import { createHttpServer, listen } from '../server/http.js';
 import { installLastResort } from '../server/process-faults.js';
 import { pipelineDeps, type ServiceDeps } from '../services/deps.js';
+import { actorMappingSource, warnUnknownActorPrincipals } from '../services/actor-mapping.js';
 import { TokenStore } from '../services/token-store.js';
 import { createFirstTokens } from '../services/tokens.js';
 import { openConfiguredGraph, type CliCommand, type CliContext } from './context.js';
@@ -84,7 +85,11 @@ export const serveCommand: CliCommand = {
       allow: config.checkAllow,
       protectedEndpoints: [Number(neo4jUrl.port || 7687), 7474].map((port) => ({ host: neo4jUrl.hostname, port })),
     };
+    // Provider identities of agents (`actors:`), resolved against the tokens at each pass.
+    const actors = integrations.actors.length > 0 ? actorMappingSource(integrations.actors, tokens) : undefined;
+    if (actors) warnUnknownActorPrincipals(actors, log);
     const deps: ServiceDeps = {
+      ...(actors ? { actors } : {}),
       checkNetwork,
       driver: graph.driver,
       log,

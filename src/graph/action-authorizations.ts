@@ -68,3 +68,45 @@ function authorizationOf(r: Neo4jRecord): ActionAuthorization {
     providerTaskId: (r.get('providerTaskId') as string | null) ?? null,
   };
 }
+
+/** The entries around a pass's agent-credited changes, and which event each already explains. */
+export interface AuthorizationsInUse {
+  authorizations: ActionAuthorization[];
+  /** Entry id → the event a stored transition credited to it (Transition.authorizationEventId). */
+  used: Map<string, string>;
+}
+
+// The same entries, with the stored transition (if any) credited to each: through transition_authorization.
+const READ_WITH_USE = `UNWIND $targetIds AS targetId
+  MATCH (x:ActionAuthorized {targetId: targetId})
+  WHERE x.at >= datetime($since) AND x.at <= datetime($until)
+  OPTIONAL MATCH (a:Approval {id: x.approvalId})
+  CALL (x) {
+    OPTIONAL MATCH (t:Transition {authorizationId: x.id})
+    RETURN t.authorizationEventId AS usedBy ORDER BY t.observedAt LIMIT 1
+  }
+  RETURN x.id AS id, x.source AS source, x.action AS action, x.targetId AS targetId, x.principal AS principal,
+         x.at AS at, x.approvalId AS approvalId, x.providerTaskId AS providerTaskId,
+         a.requester AS requester, a.decidedBy AS decidedBy, a.decidedAt AS decidedAt, usedBy
+  ORDER BY x.at, x.id`;
+
+/**
+ * {@link readActionAuthorizations} with the `used` map the matcher needs, in ONE read: an entry
+ * credited already (an earlier pass, a retried one) explains only the event it was credited with.
+ */
+export async function readAuthorizationsInUse(
+  driver: Driver,
+  targetIds: readonly string[],
+  since: string,
+  until: string,
+): Promise<AuthorizationsInUse> {
+  const ids = [...new Set(targetIds)];
+  if (ids.length === 0) return { authorizations: [], used: new Map() };
+  const { records } = await readQuery(driver, READ_WITH_USE, { targetIds: ids, since, until });
+  const used = new Map<string, string>();
+  for (const r of records) {
+    const by = r.get('usedBy') as string | null;
+    if (by) used.set(r.get('id') as string, by);
+  }
+  return { authorizations: records.map(authorizationOf), used };
+}

@@ -26,6 +26,8 @@ import {
 } from '../model/index.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
 import { decideCondition, decideTransition } from '../policy/transition-gate.js';
+import type { ActorMappingSource } from '../services/actor-mapping.js';
+import { authorizeExplanations, unauthorizedConditions } from './authorize.js';
 import { conditionGate, DEFAULT_CONDITION_POLICY, suppressionAudit, type ConditionPolicy } from './conditions.js';
 
 /** What the correlation step needs from the process: the graph, the policy's mode, the bus. */
@@ -37,6 +39,11 @@ export interface CorrelationDeps {
   correlator?: Partial<CorrelatorSettings>;
   /** How conditions open: the suppression mode with the policy digest, and the cause window. */
   conditions?: ConditionPolicy;
+  /**
+   * The integrations file's `actors:` resolved against the tokens at each pass: a mapped agent's
+   * change is credited to its grant or flagged unauthorized. Absent: neither is decided, nothing read.
+   */
+  actors?: ActorMappingSource;
 }
 
 /** A state change as a pass reported it (the stored state → the new one); first sightings are not changes. */
@@ -137,7 +144,7 @@ export async function correlateChanges(
     for (const c of changes) report.errors.push({ resourceId: c.id, message: message(err) });
   }
 
-  const judged: Judged[] = [];
+  const explained: Array<Omit<Judged, 'decision'>> = [];
   changes.forEach((change, i) => {
     const transition = transitions[i]!;
     const ctx = contexts[i];
@@ -160,9 +167,12 @@ export async function correlateChanges(
         explanation = { ...unexplained(transition, message(err)), hostId: null };
       }
     }
-    const decision = decideTransition(explanation.attribution, explanation.narrative, deps.suppression);
-    judged.push({ change, transition, explanation, decision });
+    explained.push({ change, transition, explanation });
   });
+  const judged: Judged[] = (await authorized(deps, explained, report)).map((j) => ({
+    ...j,
+    decision: decideTransition(j.explanation.attribution, j.explanation.narrative, deps.suppression),
+  }));
 
   const rows: NewTransition[] = judged.map((j) => ({
     resourceId: j.change.id,
@@ -181,7 +191,14 @@ export async function correlateChanges(
   try {
     const policy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
     const stored = await recordTransitions(deps.driver, rows, {
-      conditions: judged.flatMap((j) => stateConditions(j, at.observedAt, policy)),
+      conditions: judged.flatMap((j) => [
+        ...stateConditions(j, at.observedAt, policy),
+        ...unauthorizedConditions(
+          { id: transitionId(j.transition), resourceId: j.change.id, from: j.change.from, to: j.change.to },
+          j.explanation,
+          { at: at.observedAt, policyDigest: policy.policyDigest },
+        ),
+      ]),
       passConditions,
       gate: conditionGate(policy),
       auditOf: (opened) => suppressionAudit(opened, { name: at.observer, role: 'scheduler' }),
@@ -197,6 +214,32 @@ export async function correlateChanges(
     return report;
   }
   return report;
+}
+
+/**
+ * The explanations with the authorization each agent-credited change is credited to, or its flag
+ * (src/pipeline/authorize.ts). A failed read leaves them as explained, each change reporting it:
+ * the transitions are still stored, the next read of the feed shows no authorization decided.
+ */
+async function authorized(
+  deps: CorrelationDeps,
+  explained: Array<Omit<Judged, 'decision'>>,
+  report: CorrelationReport,
+): Promise<Array<Omit<Judged, 'decision'>>> {
+  try {
+    const answers = await authorizeExplanations(
+      deps,
+      explained.map((j) => ({ transition: j.transition, ...j.explanation })),
+    );
+    return explained.map((j, i) => ({
+      ...j,
+      explanation: { ...j.explanation, attribution: answers[i]!.attribution, narrative: answers[i]!.narrative },
+    }));
+  } catch (err) {
+    for (const j of explained)
+      report.errors.push({ resourceId: j.change.id, message: `authorizations not read: ${message(err)}` });
+    return explained;
+  }
 }
 
 /** Conditions that follow from the state itself: paused on an I/O error opens one, leaving it resolves it. */

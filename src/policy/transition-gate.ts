@@ -6,6 +6,28 @@ export interface TransitionAttribution {
   confidence: 'high' | 'medium' | 'low' | 'none';
   actor?: string | null;
   actorKind?: 'human' | 'api_token' | 'ha_manager' | 'system' | null;
+  /** The grant or auto action aitia authorized that explains it (src/pipeline/authorize.ts). */
+  authorization?: { grantId: string; source: 'grant' | 'auto'; approvedBy: string | null } | null;
+  /** Set when a mapped agent made the change with no authorization that explains it. */
+  unauthorized?: { principal: string; reason: string } | null;
+}
+
+/**
+ * Whether the change was meant: high confidence in a principal, or in an action aitia itself
+ * authorized (a redeemed grant, a reported auto action) — and never an agent's unauthorized one.
+ */
+export function isMeant(attribution: TransitionAttribution): boolean {
+  if (attribution.confidence !== 'high' || attribution.unauthorized) return false;
+  return Boolean(attribution.authorization) || isPrincipal(attribution);
+}
+
+/** "under grant auth-… approved by bob" / "as the automatic action auth-…", for the gate's reasons. */
+function underAuthorization(a: TransitionAttribution): string {
+  const x = a.authorization;
+  if (!x) return '';
+  return x.source === 'auto'
+    ? ` as the automatic action ${x.grantId} the gate allowed`
+    : ` under grant ${x.grantId}${x.approvedBy ? ` approved by ${x.approvedBy}` : ''}`;
 }
 
 /**
@@ -33,6 +55,15 @@ export function decideTransition(
   suppression: SuppressionMode,
 ): TransitionDecision {
   const who = `${attribution.actor ?? 'unknown'} (${attribution.actorKind ?? 'unknown kind'})`;
+  if (attribution.unauthorized) {
+    const u = attribution.unauthorized;
+    return {
+      decision: 'open_incident',
+      reasons: [
+        `unauthorized: agent ${u.principal} acted with no grant or reported automatic action that explains it (${u.reason}); never suppressed, an incident opens`,
+      ],
+    };
+  }
   if (attribution.confidence === 'medium') {
     return {
       decision: 'annotate',
@@ -47,13 +78,13 @@ export function decideTransition(
       reasons: [`${attribution.confidence} confidence: the cause is not known, so an incident opens`],
     };
   }
-  if (!isPrincipal(attribution)) {
+  if (!isMeant(attribution)) {
     return {
       decision: 'open_incident',
       reasons: [`high confidence, but ${who} is not a principal: nobody decided this, so an incident opens`],
     };
   }
-  const attributed = `high confidence in principal ${who}`;
+  const attributed = `high confidence in principal ${who}${underAuthorization(attribution)}`;
   if (suppression === 'on') {
     return {
       decision: 'suppress',
@@ -73,9 +104,12 @@ export function decideTransition(
   return { decision: 'open_incident', reasons: [`${attributed}; attribution.suppression is off: never suppressed`] };
 }
 
-/** A condition is expected when the change it followed was a principal's, at high confidence. */
+/**
+ * A condition is expected when the change it followed was meant: a principal's at high confidence,
+ * or an action aitia authorized; an agent's unauthorized change never is.
+ */
 export function isExpected(cause: TransitionAttribution | null): boolean {
-  return cause !== null && cause.confidence === 'high' && isPrincipal(cause);
+  return cause !== null && isMeant(cause);
 }
 
 /** The gate's decision on a condition that opens: suppressed (on), would have been (shadow), or paged. */
@@ -100,13 +134,12 @@ export function decideCondition(
   const a = cause.attribution;
   const who = `${a.actor ?? 'unknown'} (${a.actorKind ?? 'unknown kind'})`;
   if (!isExpected(a)) {
-    return {
-      suppressed: false,
-      wouldSuppress: false,
-      reasons: [`follows a change with ${a.confidence} confidence in ${who}: not an intentional change, it pages`],
-    };
+    const why = a.unauthorized
+      ? `follows agent ${a.unauthorized.principal}'s unauthorized change: not an intentional change, it pages`
+      : `follows a change with ${a.confidence} confidence in ${who}: not an intentional change, it pages`;
+    return { suppressed: false, wouldSuppress: false, reasons: [why] };
   }
-  const expected = `expected: follows an intentional change by ${who} — ${cause.narrative}`;
+  const expected = `expected: follows an intentional change by ${who}${underAuthorization(a)} — ${cause.narrative}`;
   if (suppression === 'on')
     return {
       suppressed: true,

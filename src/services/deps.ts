@@ -6,6 +6,7 @@ import type { FeedBus } from '../pipeline/bus.js';
 import { conditionPolicyOf } from '../pipeline/conditions.js';
 import type { CorrelationDeps } from '../pipeline/correlate.js';
 import type { LoadedPolicy } from '../policy/startup.js';
+import type { ActorMappingSource } from './actor-mapping.js';
 import type { TokenStore } from './token-store.js';
 
 /**
@@ -28,6 +29,8 @@ export interface ServiceDeps {
   tokens?: TokenStore;
   /** Where health checks may connect (AITIA_CHECK_ALLOW); default: nothing loopback, link-local or metadata. */
   checkNetwork?: CheckNetworkPolicy;
+  /** The integrations file's `actors:` against the tokens: agents' changes credited to their grants, or flagged. */
+  actors?: ActorMappingSource;
 }
 
 /** The deps' clock, or the system's. */
@@ -35,12 +38,13 @@ export function nowOf(deps: Pick<ServiceDeps, 'now'>): string {
   return deps.now?.() ?? DateTime.utc().toISO();
 }
 
-/** What the observation pipeline needs from the service's deps: the policy's mode, the clock tolerance, the bus. */
+/** What the observation pipeline needs from the service's deps: the policy's mode, the clock tolerance, the actors mapping. */
 export function pipelineDeps(deps: ServiceDeps): CorrelationDeps {
   return {
     driver: deps.driver,
     suppression: deps.policy?.policy.attribution.suppression ?? 'shadow',
     ...(deps.policy ? { conditions: conditionPolicyOf(deps.policy) } : {}),
     correlator: deps.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: deps.clockSkewSeconds },
+    ...(deps.actors ? { actors: deps.actors } : {}),
   };
 }

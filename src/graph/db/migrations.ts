@@ -136,6 +136,14 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX transition_unknown_reason IF NOT EXISTS FOR (t:Transition) ON (t.unknownReason)',
     ],
   },
+  {
+    version: 13,
+    name: 'transitions credited to an authorization',
+    statements: [
+      // Which authorization already explains which event: the correlator reads it by the entry's id.
+      'CREATE INDEX transition_authorization IF NOT EXISTS FOR (t:Transition) ON (t.authorizationId)',
+    ],
+  },
 ];
 
 export interface MigrationResult {

@@ -285,7 +285,8 @@ function transitionRow(t: NewTransition) {
 
 /**
  * The properties an attribution sets on its Transition node (also when a later read explains it
- * again): the headline fields, why it does not know (`unknownReason`), the whole as JSON.
+ * again): the headline fields, why it does not know (`unknownReason`), the authorization it is
+ * credited to (`authorizationId`) or that none is (`unauthorized`), the whole as JSON.
  */
 export function attributionProperties(a: Attribution, decision: TransitionDecision, narrative: string) {
   return {
@@ -299,6 +300,10 @@ export function attributionProperties(a: Attribution, decision: TransitionDecisi
     reason: a.reason,
     eventIds: a.events.map((e) => e.id),
     unknownReason: a.unknownBecause?.reason ?? null,
+    // The authorization it is credited to and the event that one explains (the correlator's `used` map).
+    authorizationId: a.authorization?.grantId ?? null,
+    authorizationEventId: a.authorization?.eventId ?? null,
+    unauthorized: a.unauthorized ? true : null,
     attribution: JSON.stringify(a),
     decision: decision.decision,
     decisionReasons: decision.reasons,
