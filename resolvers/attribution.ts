@@ -36,6 +36,13 @@ export const attributionResolvers: Resolvers = {
   AttributionEvent: {
     event: (e, _a, ctx) => ctx.loaders.eventById.load(e.id),
   },
+  // The model keeps the whole unauthorized finding; the API answers it flat (absent on older attributions).
+  Attribution: {
+    authorization: (a) => a.authorization ?? null,
+    unauthorized: (a) => Boolean(a.unauthorized),
+    unauthorizedReason: (a) => a.unauthorized?.reason ?? null,
+    unauthorizedPrincipal: (a) => a.unauthorized?.principal ?? null,
+  },
   Explanation: {
     resourceId: (x) => x.transition.resourceId,
     from: (x) => x.transition.from,

@@ -29,6 +29,8 @@ export const READ_PERMISSIONS: Readonly<Record<string, Permission | null>> = {
   // The attribution's summary is part of what a condition reader sees (Condition.attribution).
   Attribution: null,
   AttributionEvent: null,
+  // The grant an agent's change is credited to: part of the attribution, like its events.
+  AttributionAuthorization: null,
   SystemContext: null,
   TransitionDecision: null,
   // Why an attribution does not know, its earlier answers, and what of the logs was read.
@@ -47,6 +49,8 @@ export const READ_PERMISSIONS: Readonly<Record<string, Permission | null>> = {
   ConditionConnection: 'condition:read',
   ConditionChange: 'condition:read',
   ConditionCause: 'condition:read',
+  // What a condition said before its cause was explained again: part of the condition.
+  PastConditionAttribution: null,
   HealthChange: 'resource:read',
   HealthSummary: 'resource:read',
   HealthCount: null,

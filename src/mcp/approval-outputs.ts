@@ -93,6 +93,13 @@ export const ActionAuthorizedOut = z.object({
   approvalId: z.string().nullable(),
   inputsDigest: z.string(),
   policyDigest: z.string(),
+  providerTaskId: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      'The provider task you named (a UPID, a vCenter task key): the change it causes is credited to this entry.',
+    ),
 });
 
 export const ReplayDecisionOut = z.object({

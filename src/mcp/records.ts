@@ -122,6 +122,29 @@ const AttributionEventOut = z.object({
   summary: z.string(),
 });
 
+const AuthorizationOut = z.object({
+  grantId: z
+    .string()
+    .describe('The ActionAuthorized entry (auth-…): redeemGrant’s authorizationId, reportActionTaken’s id.'),
+  source: closedEnum<'grant' | 'auto'>({ grant: true, auto: true }),
+  approvalId: z.string().nullable(),
+  action: z.string(),
+  principal: z.string().describe('The agent the provider identity maps to (the integrations file’s actors:).'),
+  requestedBy: z.string(),
+  approvedBy: z.string().nullable(),
+  approvedAt: Time.nullable(),
+  at: Time.describe('When the grant was redeemed or the automatic action reported.'),
+  matchedBy: closedEnum<'task_id' | 'window'>({ task_id: true, window: true }),
+  eventId: z.string().describe('The provider task or event it explains.'),
+});
+
+const UnauthorizedOut = z.object({
+  principal: z.string().describe('The agent whose change it is.'),
+  actor: z.string().describe('The provider identity as the task or event wrote it.'),
+  eventId: z.string(),
+  reason: z.string().describe('Why no grant or reported automatic action matched.'),
+});
+
 export const AttributionOut = z.object({
   confidence: AttributionConfidenceSchema,
   actor: z.string().nullable().describe('Who is credited: the requester when the HA manager executed for someone.'),
@@ -152,6 +175,12 @@ export const AttributionOut = z.object({
     .describe(
       'On none and medium: why no cause is established — no_record (the log was read completely), log_not_read (from/to/gapReason: the part not read), beyond_retention, clock_uncertain, no_log_for_kind.',
     ),
+  authorization: AuthorizationOut.nullable()
+    .default(null)
+    .describe('The grant (who asked, who approved) or automatic action a mapped agent’s change is credited to.'),
+  unauthorized: UnauthorizedOut.nullable()
+    .default(null)
+    .describe('Set when a mapped agent made the change with no grant or reported automatic action explaining it.'),
 });
 
 export const TransitionDecisionOut = z.object({
