@@ -24,7 +24,9 @@ export const NOTIFICATION_EVENTS = [
   'autonomy.changed',
   'condition.opened',
   'condition.resolved',
+  'condition.reattributed',
   'transition.unexplained',
+  'transition.reexplained',
   'alert.received',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

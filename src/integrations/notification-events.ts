@@ -1,5 +1,6 @@
 import type {
   ApprovalFeedPayload,
+  Attribution,
   AutonomyFeedPayload,
   ConditionRecord,
   FeedEntry,
@@ -15,7 +16,10 @@ import type { NotificationEvent } from './integrations-file.js';
  * opened or opened suppressed is `condition.opened`, a resolve `condition.resolved`, both with the
  * cause, whether the change was expected (a principal changed the resource at high confidence: the
  * gate's isExpected, the rule the Alertmanager silencer uses too), whether it was suppressed and the
- * narrative; an approval requested, approved or denied, expired (the expiry sweep), redeemed or
+ * narrative; a condition whose cause was explained again is `condition.reattributed` with what it said
+ * before — or `condition.opened` when that lifted its suppression, since it pages now; a transition
+ * explained again is `transition.reexplained` with the answer before, the answer now and why
+ * (never `transition.unexplained` a second time); an approval requested, approved or denied, expired (the expiry sweep), redeemed or
  * refused is `approval.*` / `grant.*`; the kill switch set or the breaker opened is
  * `autonomy.changed`; an alert Alertmanager delivered to POST /integrations/alertmanager is
  * `alert.received` (alert-notification.ts). Health entries are not news here: what they change
@@ -54,6 +58,53 @@ function conditionPayload(c: ConditionRecord): Record<string, unknown> {
     suppressed: c.suppressed,
     suppressionReasons: c.suppressionReasons,
     narrative: a?.narrative ?? (c.causeTransitionId ? null : 'cause unknown'),
+  };
+}
+
+/** What a condition said before its cause was explained again, as receivers compare it: the last history line. */
+function previousOf(c: ConditionRecord): Record<string, unknown> | null {
+  const past = c.attributionHistory?.at(-1);
+  if (!past) return null;
+  const a = (past.attribution ?? null) as CauseAttribution | null;
+  return {
+    cause: a ? { actor: a.actor ?? null, actorKind: a.actorKind ?? null, confidence: a.confidence ?? null } : null,
+    expected: c.causeTransitionId !== null && expectedOf(a),
+    suppressed: past.suppressed,
+    suppressionReasons: past.suppressionReasons,
+    narrative: a?.narrative ?? null,
+    replacedBecause: past.replacedBecause,
+  };
+}
+
+/** One answer of a transition, as a receiver reads it: who, how sure, and why not surer. */
+function answerOf(a: Attribution, narrative: string): Record<string, unknown> {
+  return {
+    confidence: a.confidence,
+    actor: a.actor,
+    actorKind: a.actorKind,
+    unknownBecause: a.unknownBecause?.reason ?? null,
+    narrative,
+  };
+}
+
+function transitionPayload(t: TransitionRecord): Record<string, unknown> {
+  return { id: t.id, kind: t.kind, from: t.from, to: t.to, observedAt: t.observedAt };
+}
+
+/** A transition explained again: the answer before (the last history line), the answer now, and why. */
+function reexplained(base: Omit<NotificationMessage, 'event' | 'payload'>, t: TransitionRecord): NotificationMessage {
+  const past = t.attributionHistory?.at(-1);
+  return {
+    ...base,
+    event: 'transition.reexplained',
+    payload: {
+      transition: transitionPayload(t),
+      before: past ? answerOf(past.attribution, past.narrative) : null,
+      after: answerOf(t.attribution, t.narrative),
+      because: past?.replacedBecause ?? null,
+      decision: t.decision.decision,
+      narrative: t.narrative,
+    },
   };
 }
 
@@ -98,18 +149,22 @@ export function notificationOf(entry: FeedEntry): NotificationMessage | null {
   switch (entry.topic) {
     case 'transition': {
       const t = entry.payload as TransitionRecord;
+      if (entry.change === 'reexplained') return reexplained(base, t);
       if (t.attribution?.confidence !== 'none') return null;
       return {
         ...base,
         event: 'transition.unexplained',
-        payload: {
-          transition: { id: t.id, kind: t.kind, from: t.from, to: t.to, observedAt: t.observedAt },
-          narrative: t.narrative,
-        },
+        payload: { transition: transitionPayload(t), narrative: t.narrative },
       };
     }
     case 'condition': {
       const c = entry.payload as ConditionRecord;
+      if (entry.change === 'reattributed') {
+        const previous = previousOf(c);
+        // A lifted suppression pages: it reaches whoever listens for openings.
+        const event = previous?.suppressed && !c.suppressed ? 'condition.opened' : 'condition.reattributed';
+        return { ...base, event, payload: { ...conditionPayload(c), previous } };
+      }
       const event = entry.change === 'resolved' ? 'condition.resolved' : 'condition.opened';
       return { ...base, event, payload: conditionPayload(c) };
     }

@@ -64,12 +64,16 @@ export function summaryOf(m: NotificationMessage): string {
       return `*Condition ${escapeMrkdwn(str(cond.type) ?? '')} opened* on ${escapeMrkdwn(m.resourceId)}${p.suppressed ? ' (suppressed: expected change)' : ''}`;
     case 'condition.resolved':
       return `*Condition ${escapeMrkdwn(str(cond.type) ?? '')} resolved* on ${escapeMrkdwn(m.resourceId)}`;
+    case 'condition.reattributed':
+      return `*Condition ${escapeMrkdwn(str(cond.type) ?? '')} re-attributed* on ${escapeMrkdwn(m.resourceId)}${p.suppressed ? ' (suppressed now: expected change)' : ''}`;
     case 'autonomy.changed':
       return autonomySummary(p, actor);
     case 'transition.unexplained': {
       const t = (p.transition ?? {}) as Record<string, unknown>;
       return `*Unexplained change* on ${escapeMrkdwn(m.resourceId)}: ${escapeMrkdwn(`${str(t.from) ?? '?'} → ${str(t.to) ?? '?'}`)}`;
     }
+    case 'transition.reexplained':
+      return reexplainedSummary(m.resourceId, p);
     case 'alert.received':
       return alertSummary(p);
     default:
@@ -90,6 +94,17 @@ function autonomySummary(p: Record<string, unknown>, actor: string): string {
   const title = AUTONOMY_TITLES[change] ?? `Autonomy ${escapeMrkdwn(change)}`;
   const reason = str(p.reason);
   return `*${title}* by ${actor}${reason ? `: ${escapeMrkdwn(reason)}` : ''}`;
+}
+
+/** `*Change explained again* on …: cause unknown → alice@pve (high)` — what the first answer said, and the new one. */
+function reexplainedSummary(resourceId: string, p: Record<string, unknown>): string {
+  const answer = (v: unknown) => {
+    const a = (v ?? {}) as Record<string, unknown>;
+    const confidence = str(a.confidence) ?? '?';
+    if (confidence === 'none') return 'cause unknown';
+    return `${str(a.actor) ?? 'nobody named'} (${confidence})`;
+  };
+  return `*Change explained again* on ${escapeMrkdwn(resourceId)}: ${escapeMrkdwn(`${answer(p.before)} → ${answer(p.after)}`)}`;
 }
 
 /** `*Alert InstanceDown firing* on vm web01`, or what an unmatched alert names and why aitia holds nothing for it. */

@@ -28,7 +28,7 @@ import type { ExpectedCondition } from './silence-plan.js';
  * its own cursor, and for each in order: an expected condition (a principal's change at high
  * confidence) that opened suppressed (`attribution.suppression: on` when it opened) gets its
  * silences; one that opened under `shadow` gets an audit line saying what would be silenced; under
- * `off` nothing. A condition resolving, or its resource entering a serving state again, expires
+ * `off` nothing — also when a condition's cause explained again makes it so (`reattributed`). A condition resolving, or its resource entering a serving state again, expires
  * them. The decision is the one stored on the condition, so each keeps the mode it opened under.
  *
  * The cursor moves past an entry only once it is handled: Alertmanager away stops the pass there,
@@ -101,6 +101,8 @@ export function startSilencer(options: SilencerOptions): Silencer {
 
   async function handle(entry: FeedEntry, pass: SilencerPass): Promise<void> {
     if (entry.topic === 'transition') {
+      // A transition explained again is an old change: its state says nothing about now.
+      if (entry.change === 'reexplained') return;
       const t = entry.payload as TransitionRecord | null;
       if (t && isServing(t)) pass.expired += await expireSilences(deps, { resourceId: t.resourceId, at: t.observedAt });
       return;

@@ -1,12 +1,14 @@
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDriver } from '../../../src/graph/db/driver.js';
 import { readFeed } from '../../../src/graph/feed.js';
 import { searchConditions } from '../../../src/graph/conditions.js';
 import { getTransition } from '../../../src/graph/transitions/read.js';
+import { recordTransitions } from '../../../src/graph/transitions/record.js';
 import { replaceAttributions, type Reattribution } from '../../../src/graph/transitions/reexplain.js';
 import { proxmoxSource, type ProxmoxPassExtra } from '../../../src/ingest/proxmox/source.js';
 import type { ConditionRecord, FeedEntry, TransitionRecord } from '../../../src/model/index.js';
-import type { ConditionPolicy } from '../../../src/pipeline/conditions.js';
+import { reviseCondition, type ConditionPolicy } from '../../../src/pipeline/conditions.js';
 import { observe, type Observation } from '../../../src/pipeline/observe.js';
 import { decideTransition } from '../../../src/policy/transition-gate.js';
 import { writeConditions } from '../../../src/scheduler/condition-write.js';
@@ -207,5 +209,69 @@ describe('idempotent', () => {
     const p4 = await observe(deps, proxmoxSource(standinClient(standin)));
     expect(p4.reexplained).toEqual([]);
     expect((await checkFailing('qemu/101')).attributionHistory).toHaveLength(1);
+  });
+});
+
+describe('two replicas explaining the same transition at once', () => {
+  it('one writes it — one history line, one feed entry, one revision — and the other finds it changed', async () => {
+    const replica = createDriver(inject('neo4j'));
+    try {
+      const template = firstAnswers[0]!;
+      const observedAt = iso(DateTime.utc().minus({ minutes: 1 }));
+      const recorded = await recordTransitions(driver, [
+        {
+          resourceId: id('qemu/9000'),
+          kind: 'vm',
+          from: 'running',
+          to: 'stopped',
+          observedAt,
+          observer: `test-${scope}`,
+          attribution: template.attribution,
+          decision: template.decision,
+          narrative: template.narrative,
+        },
+      ]);
+      const stored = recorded.created[0]!;
+      await writeConditions(driver, policy, writer, {
+        open: [{ resourceId: id('qemu/9000'), type: 'check_failing', evidence: {}, at: iso(DateTime.utc()) }],
+      });
+      const row: Reattribution = {
+        transitionId: stored.id,
+        replaces: stored,
+        attribution: {
+          ...stored.attribution,
+          confidence: 'high',
+          actor: 'bob@pve',
+          actorKind: 'human',
+          unknownBecause: null,
+        },
+        decision: decideTransition(
+          { confidence: 'high', actor: 'bob@pve', actorKind: 'human' },
+          'started by bob',
+          'on',
+        ),
+        narrative: 'Stopped by bob@pve',
+        because: 'the log was read later',
+      };
+      const options = {
+        reviseCondition: (c: ConditionRecord, cause: TransitionRecord) => reviseCondition(c, cause, policy),
+      };
+      const [a, b] = await Promise.all([
+        replaceAttributions(driver, [row], options),
+        replaceAttributions(replica, [row], options),
+      ]);
+      expect(a.transitions.length + b.transitions.length).toBe(1);
+      expect(a.conditions.length + b.conditions.length).toBe(1);
+      const after = (await getTransition(driver, stored.id))!;
+      expect(after.attributionHistory).toHaveLength(1);
+      const fed = (await feedOf('qemu/9000')).map((e) => `${e.topic}:${e.change}`);
+      expect(fed.filter((x) => x === 'transition:reexplained')).toHaveLength(1);
+      expect(fed.filter((x) => x === 'condition:reattributed')).toHaveLength(1);
+      const cond = await checkFailing('qemu/9000');
+      expect(cond.attributionHistory).toHaveLength(1);
+      expect(cond.suppressed).toBe(true);
+    } finally {
+      await replica.close();
+    }
   });
 });
