@@ -16,6 +16,7 @@ export const conditionResolvers: Resolvers = {
     cause: (c, _a, ctx) => conditionCause(c, readers(ctx)),
     expected: async (c, _a, ctx) => (await conditionCause(c, readers(ctx)))?.expected ?? false,
     narrative: (c, { zone }, ctx) => conditionNarrative(ctx.deps, c, zone, readers(ctx)),
+    attributionHistory: (c) => c.attributionHistory ?? [],
   },
   Query: {
     conditions: async (_p, args, ctx) => connection(await conditions(ctx.deps, ctx.principal, args)),
