@@ -1,5 +1,6 @@
 // #/timeline: transitions across the estate, newest first and live (transitionObserved, resumed from
-// the newest sequence the page loaded), filtered by hash params; open conditions beside it.
+// the newest sequence the page loaded; a re-explained one replaces its row), filtered by hash
+// params; open conditions beside it.
 import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe } from '../api';
 import { ConditionsPanel } from '../components/conditions-panel';
@@ -78,7 +79,8 @@ export default function TimelinePage(props: { session: Session; params: Record<s
             setLive('live');
             const t = d.transitionObserved;
             if (!matches(t, filter)) return;
-            setRows((r) => (r?.some((x) => x.id === t.id) ? r : [t, ...(r ?? [])]));
+            // One seen already was explained again (a log gap read later): its new answer replaces it in place.
+            setRows((r) => (r?.some((x) => x.id === t.id) ? r.map((x) => (x.id === t.id ? t : x)) : [t, ...(r ?? [])]));
             setFresh((s) => new Set(s).add(t.id));
           },
           () => setLive('interrupted'),
