@@ -1,8 +1,10 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamCoverages } from '../../src/graph/coverage.js';
+import { readFeed } from '../../src/graph/feed.js';
 import { getTransition } from '../../src/graph/transitions/read.js';
 import { proxmoxSource, type ProxmoxPassExtra } from '../../src/ingest/proxmox/source.js';
+import type { TransitionRecord } from '../../src/model/index.js';
 import { observe, type Observation } from '../../src/pipeline/observe.js';
 import { useGraph } from '../support/graph.js';
 import { labRoutes, patchData, standinClient, withLabTasks } from '../support/proxmox-lab.js';
@@ -133,6 +135,19 @@ describe('typed unknowns through the Proxmox pass', () => {
   it('a pass with nothing left to read explains nothing again', async () => {
     const p4 = await observe(deps, proxmoxSource(standinClient(standin)));
     expect(p4.reexplained).toEqual([]);
+  });
+
+  it('the feed holds the stop once as observed and once as explained again, with the answer before and why', async () => {
+    const fed = (await readFeed(driver, { afterSeq: 0, limit: 1000, resourceId: id('qemu/101') })).filter(
+      (e) => e.topic === 'transition',
+    );
+    expect(fed.map((e) => e.change)).toEqual(['observed', 'reexplained']);
+    const again = fed[1]!.payload as TransitionRecord;
+    expect(again.attribution).toMatchObject({ confidence: 'high', actor: 'alice@pve' });
+    expect(again.attributionHistory!.at(-1)).toMatchObject({
+      attribution: { confidence: 'none', unknownBecause: { reason: 'log_not_read' } },
+      replacedBecause: expect.stringMatching(/\(pve1\) was read later$/),
+    });
   });
 });
 
