@@ -46,8 +46,12 @@ export function unknownSentence(u: UnknownBecause | null | undefined, resourceId
       return `Unknown: ${log}${span(u.from, u.to)} could not be read (${gapWhy(u)}), so the cause may be there.`;
     case 'beyond_retention':
       return `Unknown: the change is older than ${log} aitia has read${u.horizon ? ` (from ${c.short(u.horizon)} ${c.label})` : ''}, so the cause cannot be looked up.`;
-    case 'clock_uncertain':
-      return `Unknown: the clock of ${u.node ? providerWord(u.node) : 'the source'} was off by ${Math.round(Math.abs(u.clockOffsetSeconds ?? 0))} s, beyond the ${u.toleranceSeconds ?? 0} s tolerance, so its records cannot be placed against this change.`;
+    case 'clock_uncertain': {
+      // Behind is measured as a bound (a task listed late inside an earlier read): "at least".
+      const off = u.clockOffsetSeconds ?? 0;
+      const by = off < 0 ? `at least ${Math.round(-off)} s behind` : `off by ${Math.round(off)} s`;
+      return `Unknown: the clock of ${u.node ? providerWord(u.node) : 'the source'} was ${by}, beyond the ${u.toleranceSeconds ?? 0} s tolerance, so its records cannot be placed against this change.`;
+    }
     case 'no_log_for_kind':
       return `Unknown: the provider records no task or event for this kind of change, so no record can explain it.`;
   }

@@ -1,6 +1,7 @@
 import {
   type AttributionConfidence,
   type LogGap,
+  type LogInterval,
   type StreamCoverage,
   type Transition,
   uncoveredParts,
@@ -63,14 +64,42 @@ function gapOver(gaps: readonly LogGap[], fromMs: number, toMs: number): LogGap 
 }
 
 /**
+ * The whole uncovered stretch a part of the window lies in, not clipped to the window: from the end
+ * of the complete read before it to the start of the one after it (null: there is none — before
+ * the first read, or after the newest: not read yet).
+ */
+export function holeAround(
+  part: { fromMs: number; toMs: number },
+  intervals: readonly LogInterval[],
+): { fromMs: number | null; toMs: number | null } {
+  let before: number | null = null;
+  let after: number | null = null;
+  for (const i of intervals) {
+    const f = toMillis(i.from);
+    const t = toMillis(i.to);
+    if (f === null || t === null) continue;
+    if (t <= part.fromMs && (before === null || t > before)) before = t;
+    if (f >= part.toMs && (after === null || f < after)) after = f;
+  }
+  return { fromMs: before, toMs: after };
+}
+
+/** A hole between two complete reads no longer than the clock tolerance. */
+function isJitter(hole: { fromMs: number | null; toMs: number | null }, toleranceSeconds: number): boolean {
+  return hole.fromMs !== null && hole.toMs !== null && hole.toMs - hole.fromMs <= toleranceSeconds * 1000;
+}
+
+/**
  * Decides `unknownBecause` for a `none` or `medium` attribution (null for high and low):
  * 1. `no_log_for_kind` — the transition table expects no event for this change (the provider logs nothing for it);
  * 2. `log_not_read` — no log stream is known for the resource's source at all;
  * 3. `clock_uncertain` — a stream's clock was seen off by more than the tolerance;
- * 4. per stream, the parts of the window no complete read covers (slivers within the tolerance
- *    ignored unless a failed read overlaps them): a part a failed read overlaps is `log_not_read` with that read's reason; a part
- *    wholly before the oldest log time ever read is `beyond_retention`; any other is `log_not_read`
- *    (`not_read`: not read yet). `log_not_read` wins over `beyond_retention` (it may still be read);
+ * 4. per stream, the parts of the window no complete read covers: a part a failed read overlaps is
+ *    `log_not_read` with that read's reason; a part wholly before the oldest log time ever read is
+ *    `beyond_retention`; any other is `log_not_read` (`not_read`: not read yet). Only a hole between
+ *    two complete reads no longer than the tolerance (clock jitter), with no failed read over it, is
+ *    ignored: a sliver after the newest complete read is not read yet, never nothing.
+ *    `log_not_read` wins over `beyond_retention` (it may still be read);
  * 5. otherwise `no_record`: the whole window was read completely and holds nothing that explains it.
  */
 export function decideUnknown(
@@ -115,9 +144,8 @@ export function decideUnknown(
     const horizon = toMillis(stream.horizon);
     for (const p of uncoveredParts(window.fromMs, window.toMs, stream.intervals)) {
       const gap = gapOver(stream.gaps, p.fromMs, p.toMs);
-      // A sliver within the tolerance is the pass's own (its task read ends just before the
-      // inventory it is compared with) — unless a read of it failed: that is never a finding.
-      if (!gap && p.toMs - p.fromMs <= s.clockSkewSeconds * 1000) continue;
+      // Jitter between two complete reads is no gap; a failed read over it, or no read after it yet, is.
+      if (!gap && isJitter(holeAround(p, stream.intervals), s.clockSkewSeconds)) continue;
       const at = { from: iso(p.fromMs), to: iso(p.toMs), node: stream.node };
       if (gap) return unknownBecauseOf('log_not_read', { ...at, gapReason: gap.reason, detail: gap.detail });
       if (horizon === null || p.toMs > horizon + s.clockSkewSeconds * 1000)

@@ -134,16 +134,22 @@ export function streamFromProperties(raw: unknown): StreamCoverage {
 }
 
 /**
+ * How far beyond [from, to] a projection keeps intervals: a hole at the window's edge is judged
+ * by the reads on both sides of it (jitter between two reads, or nothing read after it yet).
+ */
+export const PROJECTION_SLACK_SECONDS = 300;
+
+/**
  * The Cypher map of one stream `s` with only the intervals and gaps near [fromExpr, toExpr] (the
  * horizon is kept whole): what a correlation read returns per change, bounded whatever the history.
  */
 export function streamProjection(s: string, fromExpr: string, toExpr: string): string {
+  const near = `${s}.covTo[ci] >= datetime(${fromExpr}) - duration({seconds: ${PROJECTION_SLACK_SECONDS}})
+      AND ${s}.covFrom[ci] <= datetime(${toExpr}) + duration({seconds: ${PROJECTION_SLACK_SECONDS}})`;
   return `{id: ${s}.id, source: ${s}.source, node: ${s}.node, clockOffsetSeconds: ${s}.clockOffsetSeconds,
     horizon: ${s}.covFrom[0],
-    covFrom: [ci IN range(0, size(coalesce(${s}.covFrom, [])) - 1)
-      WHERE ${s}.covTo[ci] >= datetime(${fromExpr}) AND ${s}.covFrom[ci] <= datetime(${toExpr}) | ${s}.covFrom[ci]],
-    covTo: [ci IN range(0, size(coalesce(${s}.covFrom, [])) - 1)
-      WHERE ${s}.covTo[ci] >= datetime(${fromExpr}) AND ${s}.covFrom[ci] <= datetime(${toExpr}) | ${s}.covTo[ci]],
+    covFrom: [ci IN range(0, size(coalesce(${s}.covFrom, [])) - 1) WHERE ${near} | ${s}.covFrom[ci]],
+    covTo: [ci IN range(0, size(coalesce(${s}.covFrom, [])) - 1) WHERE ${near} | ${s}.covTo[ci]],
     gaps: [g IN coalesce(${s}.gaps, [])][0..50]}`;
 }
 
@@ -180,4 +186,50 @@ export async function streamCoveragesOf(
     { routing: 'READ' },
   );
   return records.map((r) => streamFromProperties(r.get('s')));
+}
+
+/**
+ * A stream's newest complete read, and which of `eventIds` the graph already holds: a task the
+ * node lists now, not stored yet, that started inside that read was not in it — the node's clock
+ * is behind (or it listed the task late). One read.
+ */
+export async function lastReadAndKnownEvents(
+  driver: Driver,
+  streamId: string,
+  eventIds: readonly string[],
+): Promise<{ last: LogInterval | null; known: Set<string> }> {
+  const { records } = await driver.executeQuery(
+    `OPTIONAL MATCH (s:LogStream {id: $id})
+     RETURN toString(s.covFrom[-1]) AS f, toString(s.covTo[-1]) AS t,
+       [x IN $ids WHERE EXISTS { MATCH (:Event {id: x}) }] AS known`,
+    { id: streamId, ids: [...eventIds] },
+    { routing: 'READ' },
+  );
+  const r = records[0];
+  const f = (r?.get('f') as string | null) ?? null;
+  const t = (r?.get('t') as string | null) ?? null;
+  return { last: f && t ? { from: f, to: t } : null, known: new Set((r?.get('known') as string[]) ?? []) };
+}
+
+/**
+ * The Proxmox nodes whose task lists could hold the causes of these resources' changes: the node
+ * each runs on now (observed edges). Null when any has no known host: then every node's list matters.
+ */
+export async function taskNodesOf(driver: Driver, resourceIds: readonly string[]): Promise<string[] | null> {
+  if (resourceIds.length === 0) return [];
+  const { records } = await driver.executeQuery(
+    `UNWIND $ids AS id
+     OPTIONAL MATCH (:Resource {id: id})-[e:RUNS_ON]->(h:Resource)
+     WHERE e.missingSince IS NULL AND coalesce(e.provenance, 'observed') = 'observed'
+     RETURN id, collect(DISTINCT h.name) AS nodes`,
+    { ids: [...new Set(resourceIds)] },
+    { routing: 'READ' },
+  );
+  const nodes = new Set<string>();
+  for (const r of records) {
+    const names = (r.get('nodes') as Array<string | null>).filter((n): n is string => typeof n === 'string');
+    if (names.length === 0) return null;
+    names.forEach((n) => nodes.add(n));
+  }
+  return [...nodes].sort();
 }

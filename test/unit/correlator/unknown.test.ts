@@ -52,8 +52,55 @@ const cases: Array<{
     want: { reason: 'no_record' },
   },
   {
-    name: 'a read that ended a few seconds before the observation (within the tolerance): no_record',
+    name: 'a read that ended a few seconds before the observation, nothing read after it: log_not_read, not read yet',
+    // The pass's own sliver (its task read before the inventory): a stop in it may be there.
     streams: [stream([['02:00:00', '02:39:57']])],
+    want: {
+      reason: 'log_not_read',
+      gapReason: 'not_read',
+      from: at('02:39:57'),
+      to: at('02:40:00'),
+      detail: 'not read yet',
+    },
+  },
+  {
+    name: 'a few seconds between two complete reads (clock jitter), none failed: no_record',
+    streams: [
+      stream([
+        ['02:00:00', '02:33:00'],
+        ['02:33:03', '02:45:00'],
+      ]),
+    ],
+    want: { reason: 'no_record' },
+  },
+  {
+    name: 'a few seconds at the end of the window, the next complete read starting just after it: no_record',
+    streams: [
+      stream([
+        ['02:00:00', '02:39:57'],
+        ['02:40:01', '02:45:00'],
+      ]),
+    ],
+    want: { reason: 'no_record' },
+  },
+  {
+    name: 'a short hole inside the window but the next read starts long after it: log_not_read',
+    streams: [
+      stream([
+        ['02:00:00', '02:39:57'],
+        ['02:50:00', '02:55:00'],
+      ]),
+    ],
+    want: { reason: 'log_not_read', gapReason: 'not_read', from: at('02:39:57'), to: at('02:40:00') },
+  },
+  {
+    name: 'a top-up read after the inventory covers the sliver: no_record',
+    streams: [
+      stream([
+        ['02:00:00', '02:39:57'],
+        ['02:39:57', '02:40:02'],
+      ]),
+    ],
     want: { reason: 'no_record' },
   },
   {
@@ -185,6 +232,16 @@ const cases: Array<{
     want: { reason: 'clock_uncertain', node: 'pve1', clockOffsetSeconds: 42, toleranceSeconds: 5 },
   },
   {
+    name: "the node's clock seen at least 45 s behind (a task listed late inside an earlier read): clock_uncertain",
+    streams: [stream([['02:00:00', '02:40:00']], { clockOffsetSeconds: -45 })],
+    want: { reason: 'clock_uncertain', node: 'pve1', clockOffsetSeconds: -45, toleranceSeconds: 5 },
+  },
+  {
+    name: 'a clock behind within the tolerance: no_record',
+    streams: [stream([['02:00:00', '02:40:00']], { clockOffsetSeconds: -4 })],
+    want: { reason: 'no_record' },
+  },
+  {
     name: 'a clock within the tolerance: no_record',
     streams: [stream([['02:00:00', '02:40:00']], { clockOffsetSeconds: 3 })],
     want: { reason: 'no_record' },
@@ -284,6 +341,10 @@ describe('narratives say why, plainly', () => {
     [
       { reason: 'clock_uncertain', node: 'pve1', clockOffsetSeconds: 42, toleranceSeconds: 5 },
       'Unknown: the clock of pve1 was off by 42 s, beyond the 5 s tolerance, so its records cannot be placed against this change.',
+    ],
+    [
+      { reason: 'clock_uncertain', node: 'pve2', clockOffsetSeconds: -45, toleranceSeconds: 5 },
+      'Unknown: the clock of pve2 was at least 45 s behind, beyond the 5 s tolerance, so its records cannot be placed against this change.',
     ],
     [
       { reason: 'no_log_for_kind' },
