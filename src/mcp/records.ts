@@ -189,6 +189,22 @@ export const TransitionDecisionOut = z.object({
   wouldHaveSuppressed: z.string().nullable().default(null),
 });
 
+/** An earlier answer, in summary: who, how sure, why not surer — and when and why it was replaced. */
+const PastAttributionOut = z.object({
+  attribution: z.object({
+    confidence: AttributionConfidenceSchema,
+    actor: z.string().nullable().default(null),
+    actorKind: ActorKindSchema.nullable().default(null),
+    unknownBecause: z
+      .object({ reason: z.enum(UNKNOWN_REASONS) })
+      .nullable()
+      .default(null),
+  }),
+  narrative: z.string(),
+  replacedAt: Time,
+  replacedBecause: z.string(),
+});
+
 export const TransitionOut = z.object({
   id: z.string(),
   resourceId: z.string(),
@@ -202,6 +218,10 @@ export const TransitionOut = z.object({
   attribution: AttributionOut,
   decision: TransitionDecisionOut,
   narrative: z.string().describe('The incident sentence, in UTC.'),
+  attributionHistory: z
+    .array(PastAttributionOut)
+    .default([])
+    .describe('Earlier answers, oldest first: replaced when a later complete read of a log gap explained it again.'),
 });
 
 export const ConditionOut = z.object({
