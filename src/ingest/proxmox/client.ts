@@ -21,6 +21,11 @@ export interface ProxmoxClient {
   readonly baseUrl: string;
   /** GET `<base>/api2/json<path>`; retried with exponential backoff on transient failures. */
   get(path: string, query?: Record<string, string | number>): Promise<unknown>;
+  /**
+   * GET of a paged list (a node's task list): `data` and the envelope's `total` (every entry the
+   * filters match, whatever `limit` the server honoured), null when the answer carries none.
+   */
+  getList(path: string, query?: Record<string, string | number>): Promise<{ data: unknown; total: number | null }>;
   /** POST, retried only on 429 (the API refused it unread): a repeated POST could act twice. */
   post(path: string, body?: Record<string, string | number>): Promise<unknown>;
   /** Requests sent since the client was made (a snapshot; diff two to count one pass). */
@@ -119,6 +124,10 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
   }
 
   function parse(method: 'GET' | 'POST', path: string, answer: RawAnswer): unknown {
+    return envelope(method, path, answer).data;
+  }
+
+  function envelope(method: 'GET' | 'POST', path: string, answer: RawAnswer): { data: unknown; total?: unknown } {
     if (answer.status < 200 || answer.status >= 300)
       throw statusError(
         method,
@@ -144,14 +153,15 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
         detail: 'answer is not a {"data": …} envelope',
       });
     }
-    return (parsed as { data: unknown }).data;
+    return parsed as { data: unknown; total?: unknown };
   }
 
-  async function call(
+  async function call<T = unknown>(
     method: 'GET' | 'POST',
     path: string,
     params: Record<string, string | number> | undefined,
-  ): Promise<unknown> {
+    read: (method: 'GET' | 'POST', path: string, answer: RawAnswer) => T = parse as never,
+  ): Promise<T> {
     if (!path.startsWith('/')) throw new Error(`Proxmox API path must start with /: ${path}`);
     const url = new URL(base.href + path);
     const encoded = new URLSearchParams(Object.entries(params ?? {}).map(([k, v]) => [k, String(v)])).toString();
@@ -169,7 +179,7 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
           counts.total++;
           counts.byCategory[category]++;
           if (attempt > 1) counts.retried++;
-          return parse(method, path, await once(method, path, url, method === 'POST' ? encoded : null));
+          return read(method, path, await once(method, path, url, method === 'POST' ? encoded : null));
         });
       } catch (err) {
         const e = err instanceof ProxmoxApiError ? err : transportError(method, path, err);
@@ -191,6 +201,13 @@ export function createProxmoxClient(options: ProxmoxClientOptions): ProxmoxClien
   return {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     get: (path, query) => call('GET', path, query),
+    getList: (path, query) =>
+      call('GET', path, query, (m, p, a) => {
+        const e = envelope(m, p, a);
+        // `total` as pveproxy sends it: a number (or a numeric string); anything else is no count.
+        const total = typeof e.total === 'string' && /^\d+$/.test(e.total) ? Number(e.total) : e.total;
+        return { data: e.data, total: typeof total === 'number' && Number.isFinite(total) ? total : null };
+      }),
     post: (path, body) => call('POST', path, body),
     requestCounts: () => structuredClone(counts),
     close: () => agent.destroy(),

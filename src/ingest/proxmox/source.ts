@@ -12,10 +12,13 @@ import { createProxmoxPollState, type ProxmoxPollState } from './poll-state.js';
 import { addRequestCounts, emptyRequestCounts, formatRequestCounts, type RequestCounts } from './request-stats.js';
 import { syncProxmox, type ProxmoxSyncReport, type SyncProxmoxOptions } from './sync.js';
 import { syncProxmoxTasks, type SyncProxmoxTasksOptions, type TaskSyncReport } from './tasks-sync.js';
+import { topUpNodes, topUpProxmoxTasks } from './tasks-topup.js';
 
 /** The task stage of a Proxmox pass and the events it linked to resources that appeared in it. */
 export interface ProxmoxPassExtra {
   tasks: TaskSyncReport;
+  /** The task lists read again after the inventory reported changes (see tasks-topup.ts); null: none. */
+  topUp: TaskSyncReport | null;
   linkedEvents: number;
   /** What the whole pass (both stages) asked of the API. */
   requests: RequestCounts;
@@ -26,7 +29,9 @@ export interface ProxmoxPassExtra {
 /**
  * A Proxmox cluster, in the order attribution needs: (1) the task history, so the tasks that
  * explain a change are in the graph before it is explained; (2) the inventory, which reports the
- * state changes; then events listed before their resource existed are linked to it.
+ * state changes; (3) when it reports any, the task lists of the nodes that may hold their causes
+ * read again up to now (tasks-topup.ts), so the log is read past the observation before the
+ * changes are correlated; then events listed before their resource existed are linked to it.
  *
  * The source remembers between its passes what the inventory read (configs, agent pings: see
  * src/ingest/proxmox/poll-state.ts), so a steady-state pass reads `/cluster/status` once (shared by
@@ -60,19 +65,29 @@ export function proxmoxSource(
         readClusterStatus,
         configChanged: [...(options.inventory?.configChanged ?? []), ...tasks.configChanged],
       });
-      const linkedEvents = await linkEventsToResources(driver, tasks.unlinkedResourceIds);
-      const requests = addRequestCounts(
-        tasks.requests ?? emptyRequestCounts(),
-        (report.requests as RequestCounts | undefined) ?? emptyRequestCounts(),
-      );
+      // The changes are correlated after this pass: the nodes that may hold their causes are read
+      // past the observation first (the task stage read them before the inventory).
+      const topUp =
+        report.stateChanges.length > 0
+          ? await topUpProxmoxTasks(driver, client, tasks, await topUpNodes(driver, report.stateChanges), options.tasks)
+          : null;
+      const linkedEvents = await linkEventsToResources(driver, [
+        ...tasks.unlinkedResourceIds,
+        ...(topUp?.unlinkedResourceIds ?? []),
+      ]);
+      const requests = [
+        tasks.requests,
+        report.requests as RequestCounts | undefined,
+        topUp?.requests,
+      ].reduce<RequestCounts>((sum, r) => addRequestCounts(sum, r ?? emptyRequestCounts()), emptyRequestCounts());
       report.requests = requests;
       return {
         report,
         observer: `scheduler:${report.scope}`,
-        extra: { tasks, linkedEvents, requests, reads: report.reads },
+        extra: { tasks, topUp, linkedEvents, requests, reads: report.reads },
       };
     },
-    summarize: ({ extra }) => [formatTaskSync(extra.tasks)],
+    summarize: ({ extra }) => [formatTaskSync(extra.tasks), ...(extra.topUp ? [formatTopUp(extra.topUp)] : [])],
     stateDetail: ({ extra }) => `linked-events=${extra.linkedEvents} ${formatProxmoxReads(extra)}`,
   };
 }
@@ -110,4 +125,13 @@ export function formatTaskSync(t: TaskSyncReport): string {
   return listed === 0 && t.nodes.length > 0
     ? `${line} (no task started in the window; the first read of a node goes back AITIA_PROXMOX_BACKFILL_HOURS)`
     : line;
+}
+
+/** The top-up in one line: `proxmox:lab tasks top-up: nodes=pve1,pve3 listed=2 new=1 errors=0`. */
+export function formatTopUp(t: TaskSyncReport): string {
+  const listed = t.nodes.reduce((n, x) => n + x.listed, 0);
+  return (
+    `${t.scope} tasks top-up: nodes=${t.nodes.map((n) => n.node).join(',') || 'none'} listed=${listed} ` +
+    `new=${t.events.created} errors=${t.errors.length}`
+  );
 }

@@ -29,6 +29,22 @@ export function getNodeTasks(client: ProxmoxClient, node: string, query: NodeTas
   return client.get(`/nodes/${encodeURIComponent(node)}/tasks`, q);
 }
 
+/**
+ * One page of {@link getNodeTasks} with the envelope's `total` (every entry the filters match): a
+ * server that honours a smaller `limit` than asked answers fewer rows, and only `total` says the
+ * list goes on.
+ */
+export function getNodeTaskPage(
+  client: ProxmoxClient,
+  node: string,
+  query: NodeTasksQuery,
+): Promise<{ data: unknown; total: number | null }> {
+  const q: Record<string, string | number> = { source: 'all', since: query.since, limit: query.limit };
+  if (query.start) q.start = query.start;
+  if (query.until !== undefined) q.until = query.until;
+  return client.getList(`/nodes/${encodeURIComponent(node)}/tasks`, q);
+}
+
 /** `GET /nodes/{node}/tasks/{upid}/status`: `running | stopped` and `exitstatus` (no end time). */
 export function getTaskStatus(client: ProxmoxClient, node: string, upid: string): Promise<unknown> {
   return client.get(`/nodes/${encodeURIComponent(node)}/tasks/${encodeURIComponent(upid)}/status`);

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
-import { runningEventsOnHost, upsertEvents } from '../../graph/events.js';
+import { upsertEvents } from '../../graph/events.js';
 import { guestKindsOfCluster } from '../../graph/resources/queries.js';
 import { getIngestCursor, saveIngestCursor } from '../../graph/cursors.js';
 import { recordApiGap, recordLogReads, type LogRead } from '../../graph/coverage.js';
@@ -13,18 +13,20 @@ import type { ProxmoxClient } from './client.js';
 import { ProxmoxApiError } from './client-error.js';
 import { getClusterStatus } from './inventory-get.js';
 import { parseClusterStatus } from './inventory-parse.js';
-import { recheckRunningTasks } from './tasks-recheck.js';
-import { getNodeTasks } from './tasks-get.js';
-import { transformProxmoxTask } from './tasks-transform.js';
 import { changesGuestConfig } from './task-types.js';
 import { diffRequestCounts } from './request-stats.js';
 import {
-  advanceTaskCursor,
-  DEFAULT_TASK_WINDOW,
-  guestKindsFromListing,
-  taskListSince,
-  type TaskWindowOptions,
-} from './tasks-window.js';
+  errorMessage as message,
+  gapReasonOf,
+  isoOfSeconds as isoOf,
+  logReadOf,
+  type NodeTaskRead,
+  readNode,
+  taskCursorId,
+} from './tasks-read.js';
+import { DEFAULT_TASK_WINDOW, taskListSince, type TaskWindowOptions } from './tasks-window.js';
+
+export { taskCursorId, type NodeTaskRead } from './tasks-read.js';
 
 export interface SyncProxmoxTasksOptions extends Partial<TaskWindowOptions> {
   /** Entries per list call (`limit`). Default 500. */
@@ -41,24 +43,6 @@ export interface SyncProxmoxTasksOptions extends Partial<TaskWindowOptions> {
   readClusterStatus?: () => Promise<unknown>;
 }
 
-/** One node's read in a pass. */
-export interface NodeTaskRead {
-  node: string;
-  since: number;
-  listed: number;
-  /** The whole window was read (every page): only then does the cursor advance. */
-  complete: boolean;
-  cursor: number | null;
-  /** Stored running tasks re-read because the window no longer lists them. */
-  rechecked: number;
-  /** When the list was asked for (epoch seconds): a complete read covers task starts in [since, readAt]. */
-  readAt: number;
-  /** Why the read is not complete (recorded as a gap in the node's log coverage); null when complete. */
-  gap: { reason: LogGap['reason']; detail: string } | null;
-  /** Seconds the node's clock was seen ahead (a listed task starting after readAt); null: no evidence. */
-  clockAheadSeconds: number | null;
-}
-
 /** An ingest report plus what the task pass did with events and cursors. */
 export interface TaskSyncReport extends IngestReport {
   events: { transformed: number; written: number; created: number; updated: number };
@@ -71,24 +55,6 @@ export interface TaskSyncReport extends IngestReport {
    * inventory stage re-reads exactly their configs.
    */
   configChanged: string[];
-}
-
-/** The cursor stream id of one node's task list. */
-export function taskCursorId(cluster: string, node: string): string {
-  return `proxmox:${cluster}/node/${node}#tasks`;
-}
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const isoOf = (seconds: number) =>
-  DateTime.fromSeconds(seconds, { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
-
-/** A node that did not answer (no connection, timeout, the proxy's 595/596, a gateway error) is unreachable; anything else is the read failing. */
-function gapReasonOf(err: unknown): LogGap['reason'] {
-  if (!(err instanceof ProxmoxApiError)) return 'task_stage_failed';
-  if (err.kind === 'network' || err.kind === 'timeout') return 'source_unreachable';
-  return err.status !== null && [502, 503, 504, 595, 596].includes(err.status)
-    ? 'source_unreachable'
-    : 'task_stage_failed';
 }
 
 /**
@@ -158,8 +124,26 @@ export async function syncProxmoxTasks(
   await mapLimit(nodes, options.concurrency ?? 4, async (node) => {
     report.nodes.push(await readNode(driver, client, cluster, node, known, options, report, events));
   });
+  await storeTaskReads(driver, client.baseUrl, cluster, report, events, offline, options);
+  return done();
+}
+
+/**
+ * Stores what a task read (a pass's stage or its top-up) listed, then what it proves: the events
+ * first, then the nodes' log coverage, then their cursors — a crash in between re-reads, never
+ * skips, and coverage never claims a read whose events are not in the graph.
+ */
+export async function storeTaskReads(
+  driver: Driver,
+  apiUrl: string,
+  cluster: string,
+  report: TaskSyncReport,
+  events: readonly EventRecord[],
+  extraReads: readonly LogRead[],
+  options: Pick<SyncProxmoxTasksOptions, 'batchSize'>,
+): Promise<void> {
   report.events.transformed = events.length;
-  const written = await upsertEvents(driver, events, { batchSize: options.batchSize, at: isoNow() });
+  const written = await upsertEvents(driver, [...events], { batchSize: options.batchSize, at: isoNow() });
   report.events.written = written.written;
   report.events.created = written.created;
   report.events.updated = written.updated;
@@ -172,9 +156,7 @@ export async function syncProxmoxTasks(
         .map((e) => e.resourceId!),
     ),
   ].sort();
-  // Coverage, like the cursors, only after the events are stored: what it claims read is in the graph.
-  await recordLogReads(driver, [...report.nodes.map((n) => logReadOf(cluster, client.baseUrl, n)), ...offline]);
-  // Cursors move only after the events are stored: a crash in between re-reads, never skips.
+  await recordLogReads(driver, [...report.nodes.map((n) => logReadOf(cluster, apiUrl, n)), ...extraReads]);
   for (const n of report.nodes) {
     if (n.complete && n.cursor !== null) {
       n.cursor = await saveIngestCursor(driver, {
@@ -187,111 +169,6 @@ export async function syncProxmoxTasks(
   }
   report.nodes.sort((a, b) => a.node.localeCompare(b.node));
   report.complete = report.errors.length === 0;
-  return done();
-}
-
-async function readNode(
-  driver: Driver,
-  client: ProxmoxClient,
-  cluster: string,
-  node: string,
-  known: Map<string, 'qemu' | 'lxc'>,
-  options: SyncProxmoxTasksOptions,
-  report: TaskSyncReport,
-  out: EventRecord[],
-): Promise<NodeTaskRead> {
-  const scope = `${report.scope}/node/${node}`;
-  const cursor = await getIngestCursor(driver, taskCursorId(cluster, node));
-  const nowSeconds = Math.floor((options.now?.() ?? DateTime.utc()).toSeconds());
-  const since = taskListSince(cursor?.position ?? null, nowSeconds, options);
-  const pageSize = options.pageSize ?? 500;
-  const maxPages = options.maxPages ?? 20;
-  const path = `/nodes/${node}/tasks`;
-  const entries: unknown[] = [];
-  let complete = false;
-  let answered = false;
-  let gap: NodeTaskRead['gap'] = null;
-  try {
-    for (let page = 0; page < maxPages; page++) {
-      const data = await getNodeTasks(client, node, { since, limit: pageSize, start: page * pageSize });
-      report.fetched++;
-      if (!Array.isArray(data)) throw new Error(`${path}: expected a list of tasks`);
-      entries.push(...data);
-      if (data.length < pageSize) {
-        complete = true;
-        break;
-      }
-    }
-    answered = true;
-    if (!complete) {
-      const text = `more than ${maxPages * pageSize} tasks since ${since}: the rest is read next pass (cursor kept)`;
-      report.errors.push({ scope, path, status: null, message: text });
-      gap = { reason: 'page_truncated', detail: text };
-    }
-  } catch (err) {
-    report.errors.push({
-      scope,
-      path,
-      status: err instanceof ProxmoxApiError ? err.status : null,
-      message: message(err),
-    });
-    gap = { reason: gapReasonOf(err), detail: `${path}: ${message(err)}` };
-  }
-  const siblings = guestKindsFromListing(entries);
-  const guestKindOf = (vmid: string) => known.get(vmid) ?? siblings.get(vmid) ?? null;
-  const starts: number[] = [];
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    const r = transformProxmoxTask(entry, { cluster, guestKindOf });
-    if (!r.ok) {
-      const upid = (entry as { upid?: unknown } | null)?.upid;
-      report.skipped.push({ what: 'row', id: typeof upid === 'string' ? upid : null, reason: r.reason });
-      continue;
-    }
-    if (r.event.node !== node) {
-      report.skipped.push({
-        what: 'row',
-        id: r.event.id,
-        reason: `listed by node ${node} but its UPID names node ${r.event.node}`,
-      });
-      continue;
-    }
-    out.push(r.event);
-    seen.add(r.event.id);
-    starts.push(DateTime.fromISO(r.event.startedAt).toSeconds());
-  }
-  // Re-read stored running tasks the window did not list, only when the node answered its list.
-  const stale = answered
-    ? (await runningEventsOnHost(driver, `proxmox:${cluster}/node/${node}`)).filter((e) => !seen.has(e.id))
-    : [];
-  const rechecked = await recheckRunningTasks(client, cluster, node, stale, guestKindOf, report, out);
-  const ahead = starts.length > 0 ? Math.max(...starts) - nowSeconds : 0;
-  return {
-    node,
-    since,
-    listed: entries.length,
-    complete,
-    cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, starts) : null,
-    rechecked,
-    readAt: nowSeconds,
-    gap,
-    clockAheadSeconds: complete ? Math.max(0, ahead) : null,
-  };
-}
-
-/** One node's read as log coverage: complete → [since, readAt] covered; else a gap with its reason. */
-function logReadOf(cluster: string, apiUrl: string, n: NodeTaskRead): LogRead {
-  const base = {
-    streamId: taskCursorId(cluster, n.node),
-    source: `proxmox:${cluster}`,
-    node: n.node,
-    apiUrl,
-    provider: 'proxmox' as const,
-  };
-  const window = { from: isoOf(n.since), to: isoOf(Math.max(n.since, n.readAt)) };
-  if (n.complete) return { ...base, complete: window, clockOffsetSeconds: n.clockAheadSeconds };
-  const gap = n.gap ?? { reason: 'task_stage_failed' as const, detail: 'the read did not complete' };
-  return { ...base, gap: { ...window, ...gap, at: window.to } };
 }
 
 /** Nodes offline in /cluster/status: their window is a gap (their tasks are read when they are back). */
@@ -317,7 +194,7 @@ async function offlineReads(
         readAt: nowSeconds,
         gap: { reason: 'source_unreachable', detail: `node ${node} offline in /cluster/status` },
         clockAheadSeconds: null,
-      });
+      } satisfies NodeTaskRead);
     }),
   );
 }

@@ -59,3 +59,39 @@ export function guestKindsFromListing(entries: readonly unknown[]): Map<string, 
   }
   return new Map([...seen].filter((e): e is [string, GuestKind] => e[1] !== null));
 }
+
+/**
+ * Seconds a node's clock is at least behind aitia's, from its list: a task not stored before
+ * (`fresh`, start times in epoch seconds) that starts inside the node's previous complete read
+ * (`last`, epoch seconds) was not in that read although the read covered its start — on the node's
+ * clock it started before aitia asked, so that clock lags (or the node listed it late: either
+ * way the read's claim did not hold by this much). 0 when nothing says so.
+ */
+export function clockBehindSeconds(last: { from: number; to: number } | null, fresh: readonly number[]): number {
+  if (!last) return 0;
+  const inside = fresh.filter((s) => s >= last.from && s < last.to);
+  return inside.length === 0 ? 0 : Math.max(...inside.map((s) => last.to - s));
+}
+
+/**
+ * The offset a complete read records: ahead (a task starting after the read) when seen, else
+ * behind as a negative number; 0 when neither.
+ */
+export function clockOffsetOf(aheadSeconds: number, behindSeconds: number): number {
+  if (aheadSeconds > 0 && aheadSeconds >= behindSeconds) return aheadSeconds;
+  return behindSeconds > 0 ? -behindSeconds : 0;
+}
+
+/**
+ * What a list cut short still proves (its entries are ordered by end, newest first, and a page is
+ * a prefix of that order): every task that started after the oldest end read is in it, so
+ * [oldestEnd + 1, readAt] was read completely. Null when nothing is proven (no finished entry read).
+ */
+export function truncatedCoverFrom(entries: readonly unknown[], since: number, readAt: number): number | null {
+  const ends = entries
+    .map((e) => Number((e as { endtime?: unknown } | null)?.endtime))
+    .filter((n) => Number.isFinite(n) && n > 0);
+  if (ends.length === 0) return null;
+  const from = Math.max(since, Math.min(...ends) + 1);
+  return from <= readAt ? from : null;
+}

@@ -5,8 +5,22 @@ import { syncProxmoxTasks } from '../../../../src/ingest/proxmox/tasks-sync.js';
 import type { StreamCoverage } from '../../../../src/model/index.js';
 import { useGraph } from '../../../support/graph.js';
 import { labRoutes, standinClient } from '../../../support/proxmox-lab.js';
-import { type ProxmoxStandin, type RecordedResponse, startProxmoxStandin } from '../../../support/proxmox-standin.js';
+import {
+  type ProxmoxStandin,
+  type RecordedResponse,
+  type StandinRequest,
+  startProxmoxStandin,
+} from '../../../support/proxmox-standin.js';
 import { taskEntry, taskListResponder, useEventCleanup } from '../../../support/proxmox-tasks.js';
+
+/** A server that answers at most `max` rows whatever `limit` asks (the envelope's `total` still counts all). */
+function cappedAt(max: number, inner: ReturnType<typeof taskListResponder>) {
+  return (req: StandinRequest) => {
+    const q = new URLSearchParams(req.query);
+    q.set('limit', String(Math.min(max, Number(q.get('limit') ?? 50))));
+    return inner({ ...req, query: q });
+  };
+}
 
 /** What the task stage records as each node's log coverage: complete reads, and why the others were not. */
 const { driver, scope } = useGraph();
@@ -56,15 +70,69 @@ describe('the task stage records log coverage per node', () => {
     expect(c.pve1!.clockOffsetSeconds).toBe(0);
   });
 
-  it('a window with more tasks than the pass reads is page_truncated and covers nothing', async () => {
+  it('a window with more tasks than the pass reads is page_truncated before the oldest end it read; after it is covered', async () => {
     entries = [1, 2, 3, 4, 5].map((m) => taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(m * 2) }));
     await sync({ pageSize: 2, maxPages: 2 });
     const c = await byNode();
-    expect(c.pve1!.intervals).toEqual([]);
+    // Read: the four newest by end (2…8 min ago). Every task starting after 8 min ago is among them.
+    const proven = NOW.minus({ minutes: 8 }).plus({ seconds: 1 }).toISO({ suppressMilliseconds: true })!;
+    expect(c.pve1!.intervals).toEqual([{ from: proven, to: iso(0) }]);
     expect(c.pve1!.gaps).toEqual([
-      expect.objectContaining({ from: iso(24 * 60), to: iso(0), reason: 'page_truncated' }),
+      expect.objectContaining({ from: iso(24 * 60), to: proven, reason: 'page_truncated' }),
     ]);
     expect(c.pve2!.intervals).toHaveLength(1);
+  });
+
+  it('a server that honours a smaller limit than asked: paged on by `total`, read completely', async () => {
+    entries = [1, 2, 3, 4, 5].map((m) => taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(m * 2) }));
+    standin.route(
+      'GET',
+      '/nodes/pve1/tasks',
+      cappedAt(
+        2,
+        taskListResponder(() => entries),
+      ),
+    );
+    const r = await sync({ pageSize: 500 });
+    expect(r.nodes.find((x) => x.node === 'pve1')).toMatchObject({ complete: true, listed: 5 });
+    expect(r.events.created).toBe(5);
+    const c = await byNode();
+    expect(c.pve1!.intervals).toEqual([{ from: iso(24 * 60), to: iso(0) }]);
+    expect(c.pve1!.gaps).toEqual([]);
+  });
+
+  it('the same server with too few pages to reach `total`: page_truncated, not complete', async () => {
+    entries = [1, 2, 3, 4, 5].map((m) => taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(m * 2) }));
+    standin.route(
+      'GET',
+      '/nodes/pve1/tasks',
+      cappedAt(
+        2,
+        taskListResponder(() => entries),
+      ),
+    );
+    const r = await sync({ pageSize: 500, maxPages: 1 });
+    expect(r.nodes.find((x) => x.node === 'pve1')).toMatchObject({
+      complete: false,
+      gap: { reason: 'page_truncated' },
+    });
+    const c = await byNode();
+    expect(c.pve1!.gaps[0]).toMatchObject({ from: iso(24 * 60), reason: 'page_truncated' });
+    expect(c.pve1!.intervals[0]!.from > iso(24 * 60)).toBe(true);
+  });
+
+  it('a list whose `total` promises more than it ever sends: not complete', async () => {
+    entries = [taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(3) })];
+    const inner = taskListResponder(() => entries);
+    standin.route('GET', '/nodes/pve1/tasks', async (req) => {
+      const r = await inner(req);
+      return { body: { ...(r.body as object), total: 7 } };
+    });
+    const r = await sync();
+    expect(r.nodes.find((x) => x.node === 'pve1')).toMatchObject({
+      complete: false,
+      gap: { reason: 'page_truncated' },
+    });
   });
 
   it('a node that answers an error is task_stage_failed; one the proxy cannot reach (595) source_unreachable', async () => {
@@ -99,5 +167,24 @@ describe('the task stage records log coverage per node', () => {
     entries = [taskEntry({ node: 'pve1', type: 'qmstart', id: '101', start: iso(-1) })];
     await sync();
     expect((await byNode()).pve1!.clockOffsetSeconds).toBe(60);
+  });
+
+  it('a task new to the next read that started inside the previous complete read: the node clock is behind', async () => {
+    await sync();
+    expect((await byNode()).pve1!.clockOffsetSeconds).toBe(0);
+    // On pve1's clock it started 45 s before aitia's first read, yet that read did not list it.
+    entries = [taskEntry({ node: 'pve1', type: 'qmstop', id: '101', start: NOW.minus({ seconds: 45 }).toSeconds() })];
+    const r = await sync({ now: () => NOW.plus({ minutes: 1 }) });
+    expect(r.nodes.find((x) => x.node === 'pve1')).toMatchObject({ complete: true, clockBehindSeconds: 45 });
+    const c = await byNode();
+    expect(c.pve1!.clockOffsetSeconds).toBe(-45);
+    expect(c.pve2!.clockOffsetSeconds).toBe(0);
+  });
+
+  it('a task re-listed by the overlap (already stored) says nothing of the clock', async () => {
+    entries = [taskEntry({ node: 'pve1', type: 'qmstop', id: '101', start: iso(2) })];
+    await sync();
+    await sync({ now: () => NOW.plus({ minutes: 1 }) });
+    expect((await byNode()).pve1!.clockOffsetSeconds).toBe(0);
   });
 });

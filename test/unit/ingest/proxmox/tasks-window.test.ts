@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   advanceTaskCursor,
+  clockBehindSeconds,
+  clockOffsetOf,
   guestKindsFromListing,
   taskListSince,
+  truncatedCoverFrom,
 } from '../../../../src/ingest/proxmox/tasks-window.js';
 
 const NOW = 1_778_724_511;
@@ -28,6 +31,46 @@ describe('advanceTaskCursor', () => {
     ['an idle node stays put', 80, 75, [], 80],
   ] as const)('%s', (_name, previous, since, starts, next) => {
     expect(advanceTaskCursor(previous, since, starts)).toBe(next);
+  });
+});
+
+describe('clockBehindSeconds: a new task inside the previous complete read', () => {
+  const last = { from: NOW - 3600, to: NOW };
+  it.each([
+    ['no previous read: no evidence', null, [NOW - 30], 0],
+    ['no new task: no evidence', last, [], 0],
+    ['a new task after the previous read: the normal case', last, [NOW + 20], 0],
+    ['a new task starting at the read itself: no evidence', last, [NOW], 0],
+    ['a new task 42 s before the previous read: 42 s behind', last, [NOW - 42], 42],
+    ['the oldest such task says how far, at least', last, [NOW - 10, NOW - 90, NOW + 5], 90],
+    ['a new task before the previous read began (re-read by the overlap): no evidence', last, [NOW - 4000], 0],
+  ] as const)('%s', (_name, read, fresh, behind) => {
+    expect(clockBehindSeconds(read, fresh)).toBe(behind);
+  });
+});
+
+describe('clockOffsetOf: ahead positive, behind negative', () => {
+  it.each([
+    ['neither', 0, 0, 0],
+    ['ahead 60', 60, 0, 60],
+    ['behind 42', 0, 42, -42],
+    ['both: the larger', 3, 42, -42],
+    ['both: the larger (ahead)', 50, 42, 50],
+  ] as const)('%s', (_name, ahead, behind, offset) => {
+    expect(clockOffsetOf(ahead, behind)).toBe(offset);
+  });
+});
+
+describe('truncatedCoverFrom: what a list cut short still proves', () => {
+  const e = (endtime?: number) => (endtime === undefined ? { status: 'RUNNING' } : { endtime });
+  it.each([
+    ['nothing read: nothing proven', [], null],
+    ['only running entries: nothing proven', [e(), e()], null],
+    ['finished entries: from one second after the oldest end', [e(), e(NOW - 10), e(NOW - 100)], NOW - 99],
+    ['never before since', [e(NOW - 5000)], NOW - 3600],
+    ['the oldest end at the read: nothing left to prove', [e(NOW)], null],
+  ] as const)('%s', (_name, entries, from) => {
+    expect(truncatedCoverFrom(entries, NOW - 3600, NOW)).toBe(from);
   });
 });
 
