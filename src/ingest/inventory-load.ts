@@ -3,7 +3,7 @@ import { kindsOf, upsertEdges } from '../graph/edges.js';
 import { LOAD_ORDER, type PassRow } from '../graph/inventory/write.js';
 import { clearAttributes } from '../graph/resources/attributes.js';
 import { markUnseenResourcesMissing, refreshEdgeStaleness } from '../graph/resources/staleness.js';
-import { refuseKindChanges } from '../graph/resources/upsert.js';
+import { anyResourceBetween, refuseKindChanges } from '../graph/resources/upsert.js';
 import {
   badInput,
   checkResourceInput,
@@ -67,15 +67,20 @@ async function indexPass(
   rows: Iterable<InventoryRow>,
   edges: readonly EdgeInput[],
   index: PassIndex,
-): Promise<{ count: number; clears: boolean; kinds: Set<Kind> }> {
+): Promise<{ count: number; clears: boolean; kinds: Set<Kind>; ordered: boolean }> {
   const unseen = new Set<string>();
   const kinds = new Set<Kind>();
   let chunk: ResourceInput[] = [];
+  let [min, max] = ['', ''];
   let count = 0;
   let clears = false;
+  let [ordered, last] = [true, 0];
   const refuse = async () => {
     const list = chunk;
     chunk = [];
+    // No stored id between the chunk's least and greatest (a new scope's first pass): none of its
+    // ids is stored and none can change kind; one index range probe instead of every id's seek.
+    if (!(await anyResourceBetween(driver, min, max))) return;
     for (const id of await refuseKindChanges(driver, list)) index.markStored(id);
   };
   for (const r of rows) {
@@ -88,7 +93,14 @@ async function indexPass(
     count++;
     clears ||= r.clear.length > 0;
     kinds.add(resource.kind);
-    if (index.add(resource.id, resource.kind)) chunk.push(resource);
+    const rank = LOAD_ORDER.indexOf(resource.kind);
+    [ordered, last] = [ordered && rank >= last, rank];
+    if (index.add(resource.id, resource.kind)) {
+      if (chunk.length === 0) [min, max] = [resource.id, resource.id];
+      else if (resource.id < min) min = resource.id;
+      else if (resource.id > max) max = resource.id;
+      chunk.push(resource);
+    }
     if (chunk.length >= READ_CHUNK) await refuse();
   }
   if (chunk.length > 0) await refuse();
@@ -96,7 +108,7 @@ async function indexPass(
   const outside = [...unseen].filter((id) => !index.has(id));
   for (let i = 0; i < outside.length; i += 20_000)
     for (const [id, k] of await kindsOf(driver, outside.slice(i, i + 20_000))) index.outside.set(id, k);
-  return { count, clears, kinds };
+  return { count, clears, kinds, ordered };
 }
 
 /**
@@ -152,7 +164,7 @@ export async function loadInventory(
 ): Promise<void> {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
   const index = new PassIndex();
-  const { count, clears, kinds } = await indexPass(driver, rows, edges, index);
+  const { count, clears, kinds, ordered } = await indexPass(driver, rows, edges, index);
   const skipInto = (list: IngestReport['skipped']) => (e: EdgeInput, reason: string) =>
     list.push({ what: 'edge', id: `${e.type} ${e.fromId} -> ${e.toId}`, reason });
   const skipped: IngestReport['skipped'] = [];
@@ -169,11 +181,14 @@ export async function loadInventory(
     order: { rank: ranks, compare: lockOrder(ranks) },
   };
   const window = batchSize * pass.concurrency * WINDOW_BATCHES;
-  for (const kind of LOAD_ORDER) {
-    if (!kinds.has(kind)) continue;
+  // Rows already parents first (as provider passes list them) are written in one walk, a kind's
+  // last window flushed before the next kind's first row; otherwise one walk per kind present.
+  for (const only of ordered ? [null] : LOAD_ORDER.filter((k) => kinds.has(k))) {
+    let kind: Kind | null = null;
     let fresh: PassRow[] = [];
     let known: PassRow[] = [];
     const flush = async () => {
+      if (kind === null || fresh.length + known.length === 0) return;
       const results = await writeKind(driver, kind, fresh, known, pass);
       [fresh, known] = [[], []];
       for (const res of results) {
@@ -185,8 +200,14 @@ export async function loadInventory(
       }
     };
     for (const [r, i] of again(rows, count)) {
-      if (r.resource.kind !== kind) continue;
+      if (only !== null && r.resource.kind !== only) continue;
       const resource = checked(r, i);
+      if (resource.kind !== kind) {
+        if (kind !== null && LOAD_ORDER.indexOf(resource.kind) < LOAD_ORDER.indexOf(kind))
+          throw new Error(`rows: iterated again they came in another order (a ${resource.kind} after a ${kind})`);
+        await flush();
+        kind = resource.kind;
+      }
       const own = (r.edges ?? []).filter((e) => index.place(e).place === 'inline');
       const held = loose.get(resource.id);
       if (held) {
@@ -196,7 +217,7 @@ export async function loadInventory(
       (index.known(resource.id) ? known : fresh).push({ resource, edges: own });
       if (fresh.length + known.length >= window) await flush();
     }
-    if (fresh.length + known.length > 0) await flush();
+    await flush();
   }
 
   if (clears) {

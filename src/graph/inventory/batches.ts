@@ -41,10 +41,19 @@ export async function writeKind(
   known: readonly PassRow[],
   pass: PassWrite,
 ): Promise<KindBatchResult[]> {
-  const { compare } = pass.order;
+  const { compare, rank } = pass.order;
   if (fresh.some((r) => r.edges.length > 0)) {
-    const anchor = new Map(fresh.map((r) => [r, r.edges.map((e) => e.toId).sort(compare)[0] ?? '']));
-    fresh.sort((a, b) => compare(anchor.get(a)!, anchor.get(b)!));
+    // Each row's least target in the lock order, ranked once per row (not per comparison).
+    const keyed = fresh.map((r) => {
+      let [at, id] = [Infinity, ''];
+      for (const e of r.edges) {
+        const k = rank.get(e.toId) ?? 0;
+        if (k < at || (k === at && e.toId < id)) [at, id] = [k, e.toId];
+      }
+      return { r, at: r.edges.length === 0 ? 0 : at, id };
+    });
+    keyed.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    keyed.forEach((k, i) => (fresh[i] = k.r));
   }
   const batches = (list: readonly PassRow[]) =>
     Array.from({ length: Math.ceil(list.length / pass.batchSize) }, (_, i) =>

@@ -75,7 +75,8 @@ function mergeBranch(t: RelationshipType, compact: boolean): string {
 
 function mergeCypher(kind: Kind, plain: readonly RelationshipType[], full: readonly RelationshipType[]): string {
   const branches = [...plain.map((t) => mergeBranch(t, true)), ...full.map((t) => mergeBranch(t, false))];
-  // datetime($now) once per statement, not once per row and property.
+  // datetime($now) once per statement, not once per row and property. UNION ALL: the branches
+  // return nothing, and UNION would hash every row (the whole row map) to drop duplicates.
   return `
     WITH datetime($now) AS now
     UNWIND $rows AS row
@@ -85,7 +86,7 @@ function mergeCypher(kind: Kind, plain: readonly RelationshipType[], full: reado
     WHERE r.kind = $kind
     ${observedResourceSet(kind, 'now')}
     WITH now, r, row, previous
-    ${branches.length > 0 ? `CALL (now, r, row) {${branches.join('\n      UNION')}\n    }` : ''}
+    ${branches.length > 0 ? `CALL (now, r, row) {${branches.join('\n      UNION ALL')}\n    }` : ''}
     // Only the rows whose state changed go back (what the correlator needs), not every row.
     RETURN count(*) AS written, collect(CASE WHEN previous <> row.state THEN [row.id, previous] END) AS changes`;
 }
@@ -130,7 +131,8 @@ function createCypher(kind: Kind, types: readonly RelationshipType[]): string {
         CREATE (r)-[:${t} {provenance: coalesce(x[3], $provenance), source: coalesce(x[4], $source),
                            firstSeen: now, lastSeen: now, updateTag: $tag, rule: x[5], confidence: x[6], evidence: x[7]}]->(b)`,
   );
-  // Each target is looked up once ([b] keeps a missing one's place in the list as [null]).
+  // Each target is looked up once ([b] keeps a missing one's place in the list as [null]); UNION
+  // ALL as in the merge, no Distinct over the edges.
   return `
     WITH datetime($now) AS now
     UNWIND $rows AS row
@@ -147,7 +149,7 @@ function createCypher(kind: Kind, types: readonly RelationshipType[]): string {
       UNWIND $edges AS x
       WITH now, x, created[toInteger(x[0])] AS r, targets[toInteger(x[1])][0] AS b
       WHERE b IS NOT NULL
-      CALL (now, x, r, b) {${branches.join('\n        UNION')}
+      CALL (now, x, r, b) {${branches.join('\n        UNION ALL')}
       }
     }`
         : ''

@@ -82,6 +82,19 @@ export async function refuseKindChanges(driver: Driver, rows: ResourceInput[]): 
 }
 
 /**
+ * Whether any resource id lies in [min, max]: one seek of the id constraint's range index, so a
+ * loader can tell a chunk of ids none of which is stored without looking each one up.
+ */
+export async function anyResourceBetween(driver: Driver, min: string, max: string): Promise<boolean> {
+  const { records } = await readQuery(
+    driver,
+    'RETURN EXISTS { MATCH (r:Resource) WHERE r.id >= $min AND r.id <= $max } AS any',
+    { min, max },
+  );
+  return records[0]?.get('any') === true;
+}
+
+/**
  * What a provider's row writes on its resource (upsertResources and the load pass share it): the
  * kind label, the row's fields, seen now, a missing mark lifted, lifecycle, provider attribute keys
  * and attributes. `now` is a Cypher expression for the observation time.

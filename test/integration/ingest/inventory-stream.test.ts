@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOAD_ORDER } from '../../../src/graph/inventory/write.js';
 import { type InventoryRow, loadInventory } from '../../../src/ingest/inventory-load.js';
 import { createReport, type IngestReport } from '../../../src/ingest/report.js';
 import type { EdgeInput, ResourceInput } from '../../../src/model/index.js';
@@ -131,5 +132,49 @@ describe('a streamed load pass: rows walked again, edges with their rows', () =>
     rows[2]!.edges = [{ ...rows[2]!.edges![0]!, fromId: rows[0]!.resource.id }];
     await expect(load(rows)).rejects.toThrow(/resources\[2\]\.edges\[0\]\.fromId/);
     expect(await count('wrong')).toBe(0);
+  });
+});
+
+/** `rows` as a source that counts its walks and may give another order from its second walk on. */
+function counted(rows: InventoryRow[], later: (rows: InventoryRow[]) => InventoryRow[] = (r) => r) {
+  const source = {
+    walks: 0,
+    *[Symbol.iterator]() {
+      source.walks++;
+      yield* source.walks === 1 ? rows : later(rows);
+    },
+  };
+  return source;
+}
+
+const parentsFirst = (rows: InventoryRow[]) =>
+  [...rows].sort((a, b) => LOAD_ORDER.indexOf(a.resource.kind) - LOAD_ORDER.indexOf(b.resource.kind));
+
+describe('a load pass walks rows that come parents first once to write them', () => {
+  it('one write walk (index, edges, write, deferred edges) and the graph a per-kind walk writes', async () => {
+    const unordered = counted([...streamed('perkind')]);
+    const ordered = counted(parentsFirst([...streamed('onewalk')]));
+    const [a, b] = [await load(unordered), await load(ordered)];
+    // Unordered: index, edges, one walk per kind present (cluster, host, vm), deferred edges.
+    expect([unordered.walks, ordered.walks]).toEqual([6, 4]);
+    for (const r of [a, b]) expect([r.resources.created, r.edges.created]).toEqual([4, 5]);
+    expect(await snapshot('onewalk')).toEqual(await snapshot('perkind'));
+  });
+
+  it('refuses a source whose later walk gives a parent after its children, naming the kinds', async () => {
+    const rows = counted(parentsFirst([...streamed('reorder')]), (r) => [...r].reverse());
+    await expect(load(rows)).rejects.toThrow(/rows: iterated again they came in another order \(a \w+ after a vm\)/);
+  });
+
+  it('a pass some of whose ids are stored merges those and creates the rest (the range probe finds them)', async () => {
+    const rows = parentsFirst([...streamed('partial')]);
+    await load(rows.filter((r) => r.resource.kind === 'host'));
+    const report = await load(rows);
+    expect([report.resources.created, report.resources.written]).toEqual([3, 4]);
+    expect(await count('partial')).toBe(4);
+    // A stored host given as a cluster: the probe sends its chunk to the kind check, which refuses it.
+    const host = rows.find((r) => r.resource.kind === 'host')!;
+    const clash = { ...host, resource: { ...host.resource, kind: 'cluster' as const, attributes: {} }, edges: [] };
+    await expect(load([clash])).rejects.toThrow(/is a host, not a cluster/);
   });
 });
