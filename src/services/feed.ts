@@ -17,7 +17,7 @@ import { assertCan, type Permission, type Principal } from './permissions.js';
 import { resolveRef } from './resources.js';
 
 /**
- * Subscriptions to the feed: every transition, condition change, health change and approval change, in sequence
+ * Subscriptions to the feed: every transition (and its re-explanation), condition change, health change and approval change, in sequence
  * order, each with its sequence. A client that reconnects passes the last sequence it received
  * (`since`, or the SSE `Last-Event-ID` header) and receives every entry after it, then live ones.
  */
@@ -30,7 +30,7 @@ export interface FeedInput {
   lastEventId?: string | null;
 }
 
-/** A condition opened (paged), opened suppressed, or resolved. */
+/** A condition opened (paged), opened suppressed, resolved, or reattributed (its cause explained again). */
 export interface ConditionChange {
   sequence: number;
   change: ConditionChangeKind;
@@ -100,7 +100,10 @@ function sinceOf(input: FeedInput): number | null {
   return Number(header);
 }
 
-/** Transitions as the pipeline stores them, each with its sequence. */
+/**
+ * Transitions as the pipeline stores them, each with its sequence; one explained again later (a
+ * log gap read) comes again with its new attribution, the old one last in `attributionHistory`.
+ */
 export function transitionFeed(
   deps: ServiceDeps,
   principal: Principal,
@@ -112,7 +115,7 @@ export function transitionFeed(
   }));
 }
 
-/** Conditions opened, opened suppressed (no page), or resolved. */
+/** Conditions opened, opened suppressed (no page), resolved, or reattributed when their cause is explained again. */
 export function conditionFeed(
   deps: ServiceDeps,
   principal: Principal,
