@@ -40,7 +40,10 @@ describe.skipIf(!bin)('vCenter event log coverage (vcsim)', () => {
     expect(o.correlation.created[0]?.attribution).toMatchObject({ confidence: 'high', actor: 'alice' });
     expect(o.correlation.created[0]?.attribution.unknownBecause).toBeNull();
     // The second read overlaps the first: still one interval, now longer.
-    expect((await coverage())[0]!.intervals).toHaveLength(1);
+    const intervals = (await coverage())[0]!.intervals;
+    expect(intervals).toHaveLength(1);
+    // The events are read after the inventory: the log is read past the pass's observation (no sliver).
+    expect(Date.parse(intervals[0]!.to)).toBeGreaterThanOrEqual(Date.parse(o.report.startedAt) - 999);
   });
 
   it('a pass that cannot read records a gap with the reason', async () => {
