@@ -14,7 +14,7 @@ export interface FeedEntry {
   seq: number;
   topic: FeedTopic;
   resourceId: string;
-  /** What happened: `observed`; `opened` | `suppressed` | `resolved`; `changed`; an ApprovalChangeKind; `halted` | `resumed` | `breaker_opened` | …; `received`. */
+  /** What happened: `observed` | `reexplained`; `opened` | `suppressed` | `resolved` | `reattributed`; `changed`; an ApprovalChangeKind; `halted` | `resumed` | `breaker_opened` | …; `received`. */
   change: string;
   at: string;
   payload: unknown;
