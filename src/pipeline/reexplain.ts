@@ -49,6 +49,7 @@ export async function reexplainAwaitingLog(
   const pending = await transitionsAwaitingLog(deps.driver, { source, limit: options.limit ?? REEXPLAIN_LIMIT });
   if (pending.length === 0) return [];
   const explained = await explainAgain(deps, pending);
+  // Hook point: an authorization step may credit a grant to each x.attribution here, before the gate decides.
   const changed = explained.filter((x) => !stillNotRead(x));
   const rows = changed.map((x) => decide(x, deps.suppression));
   const policy: ConditionPolicy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
