@@ -11,6 +11,7 @@ import {
   transitions,
 } from '../src/services/transitions.js';
 import { transitionFeed } from '../src/services/feed.js';
+import { reviewUnauthorizedAction } from '../src/services/unauthorized-actions.js';
 import { connection } from './connection.js';
 import type { RequestContext } from './context.js';
 
@@ -67,6 +68,7 @@ export const attributionResolvers: Resolvers = {
   },
   Mutation: {
     ingestVcenterEvents: (_p, args, ctx) => ingestVcenterEvents(ctx.deps, ctx.principal, args),
+    reviewUnauthorizedAction: (_p, args, ctx) => reviewUnauthorizedAction(ctx.deps, ctx.principal, args),
   },
   Subscription: {
     transitionObserved: {
