@@ -20,7 +20,8 @@
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase; 30 for --phase mixed)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
- *   AITIA_BENCH_PROFILE=<file.cpuprofile>: the service's CPU profile of the second read phase
+ *   AITIA_BENCH_PROFILE=<file.cpuprofile>: the service's CPU profile of the second read phase (of the
+ *   mix with --phase mixed)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector/promises';
@@ -40,15 +41,20 @@ import { addToken, TokenStore } from '../src/services/token-store.js';
 import { type GroupCommitStats, groupCommitStats } from '../src/graph/db/group-commit.js';
 import { groupCommitsSince, type LockFigures, sampleLocks } from './load-contention.js';
 import { type AgentsSetup, operations, type PhaseReport, type PhaseRequest } from './load-agents.js';
+import { profileWrites } from './load-profile.js';
 import { benchNeo4j, fmt, percentile } from './support.js';
+import { classifyAction } from '../src/services/gate.js';
+import { createRelationship } from '../src/services/relationships.js';
 
 const phaseArg = process.argv.findIndex((a) => a === '--phase' || a.startsWith('--phase='));
 const PHASE =
   phaseArg === -1 ? 'all' : (process.argv[phaseArg]!.split('=')[1] ?? process.argv[phaseArg + 1] ?? '').trim();
-if (PHASE !== 'all' && PHASE !== 'mixed')
-  throw new Error(`--phase: must be mixed (or omitted for every phase), not "${PHASE}"`);
+/** The phases one may run alone: the mix, each write alone under load, or the writes' statements profiled. */
+const SINGLE: Record<string, string> = { classify: 'classifyAction', relate: 'createRelationship' };
+if (!['all', 'mixed', 'profile', ...Object.keys(SINGLE)].includes(PHASE))
+  throw new Error(`--phase: must be mixed, classify, relate or profile (or omitted for every phase), not "${PHASE}"`);
 const AGENTS = Number(process.env.AITIA_BENCH_AGENTS ?? 50);
-const SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? (PHASE === 'mixed' ? 30 : 15));
+const SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? (PHASE === 'all' ? 15 : 30));
 const VMS = Number(process.env.AITIA_BENCH_VMS ?? 2000);
 const HOSTS = 20;
 const SERVICES = Math.floor(VMS / 4);
@@ -245,7 +251,7 @@ try {
         `${short}_blocked_samples=${locks.blocked.get(name) ?? 0}`,
       );
     }
-    figures.push(`load_avg_1m=${fmt(load[0]!, 1)}/${fmt(load[1]!, 1)}`);
+    figures.push(cpuFigures('mixed_', p), `load_avg_1m=${fmt(load[0]!, 1)}/${fmt(load[1]!, 1)}`);
     return figures.join(' ');
   }
 
@@ -271,7 +277,12 @@ try {
     const commitsBefore = groupCommitStats(counting.driver);
     const locks = sampleLocks(neo.driver);
     const load1 = loadavg()[0]!;
-    const p = await phase('reads + writes', MIXED);
+    // A mark for whoever profiles Neo4j from outside (JFR): the measured mix starts now.
+    console.log(`mixed phase: ${AGENTS} agents × ${SECONDS} s from ${new Date().toISOString()}`);
+    // Profiled alone (--phase mixed): in a full run AITIA_BENCH_PROFILE is the second read phase's.
+    const p = await (PHASE === 'mixed' ? profiled : <T>(work: () => Promise<T>) => work())(() =>
+      phase('reads + writes', MIXED),
+    );
     const lockFigures = await locks.stop();
     return {
       p,
@@ -281,7 +292,11 @@ try {
     };
   }
 
-  if (PHASE === 'mixed') {
+  if (PHASE === 'profile') {
+    await profilePhase();
+  } else if (PHASE in SINGLE) {
+    await singlePhase(SINGLE[PHASE]!);
+  } else if (PHASE === 'mixed') {
     const { p: mixed, commits, locks, load } = await mixedPhase();
     child.send({ exit: true });
     child = undefined;
@@ -354,10 +369,88 @@ try {
     );
   }
 
+  /** The servers and the agents' process, done with. */
+  function closeAll(): void {
+    child?.send({ exit: true });
+    child = undefined;
+    for (const s of [server, interpreted, unshared]) {
+      s.closeAllConnections();
+      s.close();
+    }
+  }
+
+  /** One write alone under load (all agents asking it): its latency, commits and CPU per request. */
+  async function singlePhase(op: string): Promise<void> {
+    const commitsBefore = groupCommitStats(counting.driver);
+    const locks = sampleLocks(neo.driver);
+    const load1 = loadavg()[0]!;
+    const p = await phase(op, [op]);
+    const lockFigures = await locks.stop();
+    const load = [load1, loadavg()[0]!];
+    closeAll();
+    printMixed(p, groupCommitsSince(counting.driver, commitsBefore), lockFigures, load);
+    if (p.errors > 0) console.log(`\nfirst error: ${p.firstError}`);
+    console.log(
+      `RESULT load_${PHASE} rps=${fmt(p.rps, 0)} p50_ms=${fmt(p.p50, 1)} p99_ms=${fmt(p.p99, 1)} errors=${p.errors} ${cpuFigures('', p)} statements_per_req=${fmt(p.statementsPerRequest)} load_avg_1m=${fmt(load[0]!, 1)}/${fmt(load[1]!, 1)}`,
+    );
+  }
+
+  /** The writes' statements under PROFILE and each write's CPU per call alone (bench/load-profile.ts). */
+  async function profilePhase(): Promise<void> {
+    closeAll();
+    const principal = { name: `bench-agent-${scope}`, role: 'agent' as const, via: 'graphql' as const };
+    const ops = operations(setup);
+    const vars = (name: string, i: number) => ops.find((o) => o.name === name)!.vars(i);
+    const found = await profileWrites(
+      counting.driver,
+      [
+        {
+          name: 'classifyAction',
+          call: (driver, i) =>
+            classifyAction({ ...deps, driver }, principal, {
+              target: vars('classifyAction', i).t as string,
+              action: 'restart',
+            }),
+        },
+        {
+          name: 'createRelationship',
+          call: (driver, i) => {
+            const v = vars('createRelationship', i);
+            return createRelationship({ ...deps, driver }, principal, {
+              source: v.s as string,
+              target: v.t as string,
+              type: 'DEPENDS_ON',
+            });
+          },
+        },
+      ],
+      () => neo.cpuMs(),
+    );
+    const figures = found.flatMap((f) => {
+      const short = f.name === 'classifyAction' ? 'classify' : 'relate';
+      return [
+        `${short}_statements=${f.statements}`,
+        `${short}_db_hits=${f.dbHits}`,
+        `${short}_alone_ms=${fmt(f.cpu.wallMs, 2)}`,
+        `${short}_cpu_ms=${fmt(f.cpu.aitia, 2)}`,
+        `${short}_neo4j_cpu_ms=${f.cpu.neo4j === null ? 'na' : fmt(f.cpu.neo4j, 2)}`,
+      ];
+    });
+    console.log(`RESULT load_profile ${figures.join(' ')} load_avg_1m=${fmt(loadavg()[0]!, 1)}`);
+  }
+
+  /** CPU per request of the service, the agents and Neo4j, as RESULT keys (`prefix` before each). */
+  function cpuFigures(prefix: string, p: Phase): string {
+    return `${prefix}cpu_ms_per_req=${fmt(p.cpuMsPerRequest)} ${prefix}agents_cpu_ms_per_req=${fmt(p.agentsCpuMsPerRequest)} ${prefix}neo4j_cpu_ms_per_req=${p.neoCpuMsPerRequest === null ? 'na' : fmt(p.neoCpuMsPerRequest)}`;
+  }
+
   /** Per write: rows per commit, the driver's retries, lock waits and blocked samples. */
   function printMixed(p: Phase, commits: Map<string, GroupCommitStats>, locks: LockFigures, load: number[]): void {
     console.log(
       `\nmixed phase: ${fmt(p.rps, 0)} req/s, p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, ${p.errors} errors, ${fmt(p.statementsPerRequest)} statements/request under load; load average ${fmt(load[0]!, 1)} → ${fmt(load[1]!, 1)} (the latencies are this machine's, as loaded)`,
+    );
+    console.log(
+      `CPU per request: ${fmt(p.cpuMsPerRequest)} ms aitia + ${p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)} ms Neo4j + ${fmt(p.agentsCpuMsPerRequest)} ms agents`,
     );
     console.log(
       'operation            count   p50 ms   p99 ms  statements/req alone  commits  rows/commit  ms/commit  retries  lock wait ms (sampled)  blocked samples',

@@ -77,6 +77,29 @@ describe('group commit', () => {
     );
   });
 
+  it("two texts in one batch: each caller gets its own text's row; a row one text refuses fails only its caller", async () => {
+    const OTHER = "CREATE (n:GroupCommitProbe {id: row.id, v: row.v + '!'}) RETURN n.v AS v, n.id AS id";
+    const rows = Array.from({ length: 12 }, (_, i) => ({
+      id: `${scope}-c${i}`,
+      v: i === 9 ? { nested: true } : `c${i}`,
+    }));
+    const settled = await Promise.allSettled(
+      rows.map((row, i) => groupCommit(driver, 'probe', i % 2 === 0 ? PROBE : OTHER, row)),
+    );
+    expect(settled.map((s) => s.status)).toEqual(rows.map((_, i) => (i === 9 ? 'rejected' : 'fulfilled')));
+    settled.forEach((s, i) => {
+      if (s.status !== 'fulfilled') return;
+      expect(s.value.map((r) => r.get('v') as string)).toEqual([i % 2 === 0 ? `c${i}` : `c${i}!`]);
+    });
+    const stored = (await probes()).filter((p) => p.id.includes('-c')).map((p) => p.id);
+    expect(stored.sort()).toEqual(
+      rows
+        .filter((_, i) => i !== 9)
+        .map((r) => r.id)
+        .sort(),
+    );
+  });
+
   it('50 concurrent gate questions: every decision and its audit line recorded, in fewer transactions', async () => {
     const agent = principalOf(scope, 'agent');
     const before = stats('decision');
