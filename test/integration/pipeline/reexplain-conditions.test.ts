@@ -7,12 +7,14 @@ import { getTransition } from '../../../src/graph/transitions/read.js';
 import { recordTransitions } from '../../../src/graph/transitions/record.js';
 import { replaceAttributions, type Reattribution } from '../../../src/graph/transitions/reexplain.js';
 import { proxmoxSource, type ProxmoxPassExtra } from '../../../src/ingest/proxmox/source.js';
+import { notificationOf } from '../../../src/integrations/notification-events.js';
 import type { ConditionRecord, FeedEntry, TransitionRecord } from '../../../src/model/index.js';
 import { reviseCondition, type ConditionPolicy } from '../../../src/pipeline/conditions.js';
 import { observe, type Observation } from '../../../src/pipeline/observe.js';
 import { decideTransition } from '../../../src/policy/transition-gate.js';
 import { writeConditions } from '../../../src/scheduler/condition-write.js';
 import { useGraph } from '../../support/graph.js';
+import { startTestServer } from '../../support/server.js';
 import { labRoutes, patchData, standinClient, withLabTasks } from '../../support/proxmox-lab.js';
 import { startProxmoxStandin, type ProxmoxStandin, type RouteTable } from '../../support/proxmox-standin.js';
 import { taskEntry, useEventCleanup } from '../../support/proxmox-tasks.js';
@@ -179,6 +181,60 @@ describe('the log read later', () => {
       'condition:reattributed',
     ]);
     expect(await auditOf(cond.id)).toEqual([]);
+  });
+});
+
+describe('over GraphQL', () => {
+  it('Condition.attributionHistory answers the first answer; the transition its new decision', async () => {
+    const srv = await startTestServer(driver);
+    try {
+      const { status, body } = await srv.gql(
+        srv.tokens.agent,
+        `query($r: ID!, $t: ID!) {
+          conditions(filter: {resourceId: $r, type: check_failing}) { nodes {
+            suppressed expected attribution
+            attributionHistory { attribution suppressed wouldSuppress suppressionReasons policyDigest replacedAt replacedBecause }
+          } }
+          transition(id: $t) { sequence decision { decision } attributionHistory { decision { decision } replacedBecause } }
+        }`,
+        { r: id('qemu/101'), t: stop('qemu/101').id },
+      );
+      expect(status).toBe(200);
+      expect(body.errors).toBeUndefined();
+      const [cond] = body.data.conditions.nodes;
+      expect(cond).toMatchObject({ suppressed: true, expected: true, attribution: { actor: 'alice@pve' } });
+      expect(cond.attributionHistory).toEqual([
+        expect.objectContaining({
+          attribution: expect.objectContaining({ confidence: 'none' }),
+          suppressed: false,
+          wouldSuppress: false,
+          replacedBecause: expect.stringMatching(/was read later$/),
+        }),
+      ]);
+      expect(body.data.transition).toMatchObject({
+        decision: { decision: 'suppress' },
+        attributionHistory: [{ decision: { decision: 'open_incident' } }],
+      });
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+describe('notifications', () => {
+  it('the stored entries reach receivers as transition.reexplained and condition.reattributed, with before and after', async () => {
+    const messages = (await feedOf('qemu/101')).map(notificationOf);
+    expect(messages.map((m) => m?.event)).toEqual(['transition.reexplained', 'condition.reattributed']);
+    expect(messages[0]!.payload).toMatchObject({
+      before: { confidence: 'none', unknownBecause: 'log_not_read' },
+      after: { confidence: 'high', actor: 'alice@pve' },
+      because: expect.stringMatching(/\(pve1\) was read later$/),
+    });
+    expect(messages[1]!.payload).toMatchObject({
+      expected: true,
+      suppressed: true,
+      previous: { expected: false, suppressed: false, cause: { confidence: 'none' } },
+    });
   });
 });
 
