@@ -16,11 +16,11 @@ import type { NotificationEvent } from './integrations-file.js';
  * opened or opened suppressed is `condition.opened`, a resolve `condition.resolved`, both with the
  * cause, whether the change was expected (a principal changed the resource at high confidence: the
  * gate's isExpected, the rule the Alertmanager silencer uses too), whether it was suppressed and the
- * narrative; a condition whose cause was explained again is `condition.reattributed` with what it said
- * before — or `condition.opened` when that lifted its suppression, since it pages now; a transition
- * explained again is `transition.reexplained` with the answer before, the answer now and why
- * (never `transition.unexplained` a second time); an approval requested, approved or denied, expired (the expiry sweep), redeemed or
- * refused is `approval.*` / `grant.*`; the kill switch set or the breaker opened is
+ * narrative; a condition whose cause was explained again is `condition.reattributed` with what it
+ * said before — or `condition.opened` when that lifted its suppression, since it pages now; a
+ * transition explained again is `transition.reexplained` with the answer before, the answer now and
+ * why (never `transition.unexplained` a second time); an approval requested, approved or denied,
+ * expired (the expiry sweep), redeemed or refused is `approval.*` / `grant.*`; the kill switch set or the breaker opened is
  * `autonomy.changed`; an alert Alertmanager delivered to POST /integrations/alertmanager is
  * `alert.received` (alert-notification.ts). Health entries are not news here: what they change
  * reaches people as the conditions they open.

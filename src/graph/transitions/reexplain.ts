@@ -64,7 +64,7 @@ export interface Reattributed {
  * Replaces attributions in ONE write transaction: the old answer is appended to
  * `attributionHistory`, each replaced transition goes on the feed (topic `transition`, change
  * `reexplained`, its `sequence` moved to that entry), the open conditions it caused are revised
- * (conditions-reattribution.ts) and the audit written. Each transition is write-locked before its
+ * (condition-reattribution.ts) and the audit written. Each transition is write-locked before its
  * stored attribution is compared, so a transition whose answer changed meanwhile (another replica
  * explained it first) is left alone: replaying a re-explanation, or two replicas running it at
  * once, writes it — its feed entry, its conditions' revision — once.
@@ -77,10 +77,12 @@ export async function replaceAttributions(
   if (rows.length === 0) return { transitions: [], conditions: [] };
   const now = options.now ?? isoNow();
   const because = new Map(rows.map((r) => [r.transitionId, r.because]));
-  const session = driver.session();
+  // Through executeQuery's bookmark manager: executeQuery reads afterwards see the write.
+  const session = driver.session({ bookmarkManager: driver.executeQueryBookmarkManager });
   try {
     return await session.executeWrite(async (tx) => {
       const replaced = await compareAndSet(tx, rows, now);
+      if (replaced.length === 0) return { transitions: [], conditions: [] };
       const fed = await appendFeedTx(
         tx,
         replaced.map((t) => ({
