@@ -39,3 +39,24 @@ export function actionEventTypes(action: string): readonly EventType[] {
   const canonical = action.trim().toLowerCase().replace(/_/g, '-');
   return Object.hasOwn(ACTION_EVENT_TYPES, canonical) ? ACTION_EVENT_TYPES[canonical]! : [];
 }
+
+// A restart or reboot may be carried out as two tasks, a stop then a start (qmstop, qmstart).
+const TWO_STEP_ACTIONS: ReadonlySet<string> = new Set(['restart', 'reboot']);
+const DOWN_TYPES: ReadonlySet<string> = new Set([
+  'vm_stop',
+  'vm_shutdown',
+  'ha_stop_request',
+  'vm_guest_shutdown_request',
+]);
+const UP_TYPES: ReadonlySet<string> = new Set(['vm_start', 'ha_start_request']);
+
+/** Whether `action` may be carried out as a stop then a start: one authorization explains one of each. */
+export function isTwoStepAction(action: string): boolean {
+  return TWO_STEP_ACTIONS.has(action.trim().toLowerCase().replace(/_/g, '-'));
+}
+
+/** The half of a two-step action an event type is: `down` (a stop), `up` (a start), or null. */
+export function actionPhase(type: string | null | undefined): 'down' | 'up' | null {
+  if (!type) return null;
+  return DOWN_TYPES.has(type) ? 'down' : UP_TYPES.has(type) ? 'up' : null;
+}

@@ -7,7 +7,7 @@ import {
 } from '../src/model/authorizations.js';
 import type { Role } from '../src/model/roles.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/transitions.js';
-import { actionEventTypes } from './action-events.js';
+import { actionEventTypes, actionPhase, isTwoStepAction } from './action-events.js';
 import { toMillis } from './timing.js';
 
 /** Milliseconds of an ISO time; NaN (never in a window, never nearest) when unreadable. */
@@ -26,7 +26,9 @@ const ms = (iso: string): number => toMillis(iso) ?? Number.NaN;
  *   `useWindowSeconds` either side of the report (an executor reports after acting, or just before).
  * An entry that named another Proxmox task is not matched by time (a vCenter task key cannot be
  * compared yet: events are stored under their event key). Each entry explains one task (the
- * `used` map: the same task may explain two transitions, a reboot seen half-way and its start).
+ * `used` map: the same task may explain two transitions, a reboot seen half-way and its start),
+ * except that a restart or reboot carried out as a stop then a start explains both: its start
+ * may follow the one stop it explains (by time, even when it named the stop's UPID).
  * Of several entries the nearest in time to the task wins, then the earlier, then the id.
  * No match: the change is `unauthorized`. An unmapped actor, or one mapped to an operator (or to a
  * name no token has), is neither: people change things, and that is not a finding.
@@ -55,9 +57,15 @@ export interface AuthorizationContext {
   actors: readonly ActorMappingEntry[];
   /** The entries of the transitions' targets around their time (others are ignored). */
   authorizations: readonly ActionAuthorization[];
-  /** Entry id → the event it already explains (from stored attributions). */
-  used?: ReadonlyMap<string, string>;
+  /** Entry id → the events it already explains (from stored attributions). */
+  used?: ReadonlyMap<string, readonly UsedEvent[]>;
   options?: Partial<AuthorizationOptions>;
+}
+
+/** An event an authorization already explains: its id, and its type (a restart's stop leaves room for its start). */
+export interface UsedEvent {
+  id: string;
+  type: string | null;
 }
 
 export type AuthorizationVerdict =
@@ -104,13 +112,12 @@ export function matchAuthorization(input: AuthorizationInput, ctx: Authorization
   const started = ms(task.startedAt);
   const onTarget = ctx.authorizations.filter((x) => x.targetId === t.resourceId && x.principal === principal.principal);
   const typed = onTarget.filter((x) => actionEventTypes(x.action).some((type) => chainTypes.has(type)));
-  const free = typed.filter((x) => {
-    const usedBy = ctx.used?.get(x.id);
-    return usedBy === undefined || usedBy === task.id;
-  });
+  const usedOf = (x: ActionAuthorization) => ctx.used?.get(x.id) ?? [];
+  const free = typed.filter((x) => roomFor(x, usedOf(x), task));
   const exact = free.filter((x) => x.providerTaskId !== null && chainIds.has(x.providerTaskId));
   const timed = free.filter(
-    (x) => !bindsAnotherTask(x, chainIds) && inWindow(started, x, opts.useWindowSeconds, opts.clockSkewSeconds),
+    (x) =>
+      !bindsAnotherTask(x, chainIds, usedOf(x)) && inWindow(started, x, opts.useWindowSeconds, opts.clockSkewSeconds),
   );
   const best = nearest(exact, started) ?? nearest(timed, started);
   if (best) {
@@ -152,8 +159,30 @@ export function matchAuthorization(input: AuthorizationInput, ctx: Authorization
  * is that task's, not this one's. A vCenter task key (`task-123`) is kept but not compared: vCenter
  * events are stored under their event key, not the task's, so it cannot rule a match out.
  */
-function bindsAnotherTask(x: ActionAuthorization, chainIds: ReadonlySet<string>): boolean {
-  return x.providerTaskId !== null && x.providerTaskId.startsWith('UPID:') && !chainIds.has(x.providerTaskId);
+function bindsAnotherTask(
+  x: ActionAuthorization,
+  chainIds: ReadonlySet<string>,
+  used: readonly UsedEvent[] = [],
+): boolean {
+  if (x.providerTaskId === null || !x.providerTaskId.startsWith('UPID:') || chainIds.has(x.providerTaskId))
+    return false;
+  // A two-step restart that named its stop: the start that follows it is the same action's.
+  return !used.some((u) => u.id === x.providerTaskId);
+}
+
+/**
+ * Whether an entry can still explain `task`: it explains nothing yet, or only this task; or it is
+ * a two-step restart whose one stop is explained and this task is its start.
+ */
+function roomFor(x: ActionAuthorization, used: readonly UsedEvent[], task: AttributionEvent): boolean {
+  const others = used.filter((u) => u.id !== task.id);
+  if (others.length === 0) return true;
+  return (
+    isTwoStepAction(x.action) &&
+    others.length === 1 &&
+    actionPhase(others[0]!.type) === 'down' &&
+    actionPhase(task.type) === 'up'
+  );
 }
 
 function inWindow(started: number, x: ActionAuthorization, useSeconds: number, skewSeconds: number): boolean {
@@ -186,14 +215,19 @@ export function assignAuthorizations(
   inputs: readonly AuthorizationInput[],
   ctx: AuthorizationContext,
 ): AuthorizationVerdict[] {
-  const used = new Map(ctx.used ?? []);
+  const used = new Map<string, readonly UsedEvent[]>(ctx.used ?? []);
   const order = inputs
     .map((input, i) => ({ input, i, task: creditedEventOf(input.attribution) }))
     .sort((x, y) => (x.task && y.task ? ms(x.task.startedAt) - ms(y.task.startedAt) : 0) || x.i - y.i);
   const out: AuthorizationVerdict[] = new Array<AuthorizationVerdict>(inputs.length);
   for (const { input, i } of order) {
     const v = matchAuthorization(input, { ...ctx, used });
-    if (v.verdict === 'authorized') used.set(v.authorization.grantId, v.authorization.eventId);
+    if (v.verdict === 'authorized') {
+      const before = used.get(v.authorization.grantId) ?? [];
+      const event = creditedEventOf(input.attribution)!;
+      if (!before.some((u) => u.id === event.id))
+        used.set(v.authorization.grantId, [...before, { id: event.id, type: event.type }]);
+    }
     out[i] = v;
   }
   return out;

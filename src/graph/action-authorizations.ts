@@ -1,4 +1,5 @@
 import type { Driver, ManagedTransaction, Record as Neo4jRecord } from 'neo4j-driver';
+import type { UsedEvent } from '../../correlator/authorization.js';
 import type { ActionAuthorization } from '../model/authorizations.js';
 import { readQuery, toPlain } from './db/statements.js';
 
@@ -72,8 +73,8 @@ function authorizationOf(r: Neo4jRecord): ActionAuthorization {
 /** The entries around a pass's agent-credited changes, and which event each already explains. */
 export interface AuthorizationsInUse {
   authorizations: ActionAuthorization[];
-  /** Entry id → the event a stored transition credited to it (Transition.authorizationEventId). */
-  used: Map<string, string>;
+  /** Entry id → the events stored transitions credited to it (Transition.authorizationEventId), with their types. */
+  used: Map<string, UsedEvent[]>;
 }
 
 // The same entries, with the stored transition (if any) credited to each: through transition_authorization.
@@ -83,7 +84,8 @@ const READ_WITH_USE = `UNWIND $targetIds AS targetId
   OPTIONAL MATCH (a:Approval {id: x.approvalId})
   CALL (x) {
     OPTIONAL MATCH (t:Transition {authorizationId: x.id})
-    RETURN t.authorizationEventId AS usedBy ORDER BY t.observedAt LIMIT 1
+    OPTIONAL MATCH (e:Event {id: t.authorizationEventId})
+    RETURN collect(DISTINCT CASE WHEN t IS NULL THEN null ELSE {id: t.authorizationEventId, type: e.type} END) AS usedBy
   }
   RETURN x.id AS id, x.source AS source, x.action AS action, x.targetId AS targetId, x.principal AS principal,
          x.at AS at, x.approvalId AS approvalId, x.providerTaskId AS providerTaskId,
@@ -103,10 +105,14 @@ export async function readAuthorizationsInUse(
   const ids = [...new Set(targetIds)];
   if (ids.length === 0) return { authorizations: [], used: new Map() };
   const { records } = await readQuery(driver, READ_WITH_USE, { targetIds: ids, since, until });
-  const used = new Map<string, string>();
+  const used = new Map<string, UsedEvent[]>();
   for (const r of records) {
-    const by = r.get('usedBy') as string | null;
-    if (by) used.set(r.get('id') as string, by);
+    const by = (r.get('usedBy') as Array<{ id: string; type: string | null }> | null) ?? [];
+    if (by.length > 0)
+      used.set(
+        r.get('id') as string,
+        by.map((u) => ({ id: u.id, type: u.type ?? null })),
+      );
   }
   return { authorizations: records.map(authorizationOf), used };
 }

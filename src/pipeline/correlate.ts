@@ -281,10 +281,11 @@ export type ExplainedTransition = Explanation & { decision: TransitionDecision }
 
 /**
  * Explains a transition from stored events without storing anything (`explainTransition`): the
- * same read and the same pure ladder as a pass, for one change, with the gate's decision.
+ * same read, the same pure ladder and the same authorization step as a pass, for one change, with
+ * the gate's decision.
  */
 export async function explainTransition(
-  deps: Pick<CorrelationDeps, 'driver' | 'suppression' | 'correlator'>,
+  deps: Pick<CorrelationDeps, 'driver' | 'suppression' | 'correlator' | 'actors'>,
   transition: Transition,
 ): Promise<ExplainedTransition> {
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
@@ -302,5 +303,10 @@ export async function explainTransition(
     },
   ]);
   const x = explain({ ...ctx!, transition }, s);
-  return { ...x, decision: decideTransition(x.attribution, x.narrative, deps.suppression) };
+  // An agent's change answers its grant (or that it has none) here as in a pass.
+  const [told] = await authorizeExplanations(deps, [
+    { transition, attribution: x.attribution, narrative: x.narrative },
+  ]);
+  const explained = { ...x, attribution: told!.attribution, narrative: told!.narrative };
+  return { ...explained, decision: decideTransition(explained.attribution, explained.narrative, deps.suppression) };
 }

@@ -112,7 +112,7 @@ beforeAll(async () => {
   expect(pass.correlation.created.map((t) => t.resourceId).sort()).toEqual(
     [id('qemu/130'), id('qemu/103'), id('qemu/113')].sort(),
   );
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await srv?.close();

@@ -6,7 +6,12 @@ import { readFeed } from '../../../src/graph/feed.js';
 import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { resolveActorMapping, type ActorMappingEntry } from '../../../src/model/index.js';
 import { authorizeExplanations } from '../../../src/pipeline/authorize.js';
-import { correlateChanges, type CorrelationDeps, type ObservedChange } from '../../../src/pipeline/correlate.js';
+import {
+  correlateChanges,
+  type CorrelationDeps,
+  explainTransition,
+  type ObservedChange,
+} from '../../../src/pipeline/correlate.js';
 import { useGraph } from '../../support/graph.js';
 import { taskEvent, useEventCleanup } from '../../support/proxmox-tasks.js';
 
@@ -155,7 +160,7 @@ describe('agents’ changes in the correlation step', () => {
       }),
     ]);
     expect(after.at(-1)!.change).toBe('opened');
-  });
+  }, 240_000);
 
   it('the UPID the agent named wins over a nearer grant; a retried pass changes nothing', async () => {
     await vm('102', 'running');
@@ -170,10 +175,33 @@ describe('agents’ changes in the correlation step', () => {
       matchedBy: 'task_id',
     });
     expect(r.created[0]!.narrative).toContain('the agent named this task');
+    // explainTransition answers the same for the same change, storing nothing.
+    const told = await explainTransition(deps, { ...c, resourceId: c.id, observedAt: at(0), observer: 'ask' });
+    expect(told.attribution.authorization).toMatchObject({ grantId: `auth-b-${scope}`, matchedBy: 'task_id' });
+    expect(told.narrative).toContain('Authorized: ');
     const again = await correlateChanges(deps, [c], { observedAt: at(0), observer: 'test' });
     expect(again.created).toEqual([]);
     expect(again.conditions.opened).toEqual([]);
-  });
+  }, 240_000);
+
+  it('a restart carried out as a stop then a start, seen by two passes, is one grant’s', async () => {
+    await vm('107', 'running');
+    await redeemed(`auth-d-${scope}`, vmId('107'), 'restart', at(-30));
+    await upsertEvents(driver, [task('107', 'qmstop', 'rhodes@pve!ops', -3)]);
+    const down = await correlateChanges(deps, [change('107', 'running', 'stopped')], {
+      observedAt: at(0),
+      observer: 'test',
+    });
+    await upsertEvents(driver, [task('107', 'qmstart', 'rhodes@pve!ops', 27)]);
+    const up = await correlateChanges(deps, [change('107', 'stopped', 'running')], {
+      observedAt: at(30),
+      observer: 'test',
+    });
+    for (const r of [down, up]) {
+      expect(r.created[0]!.attribution.authorization).toMatchObject({ grantId: `auth-d-${scope}` });
+      expect(r.conditions.opened).toEqual([]);
+    }
+  }, 240_000);
 
   it('a stranger’s or an operator’s change is neither; without a mapping nothing is decided', async () => {
     await vm('103', 'running');
@@ -199,7 +227,7 @@ describe('agents’ changes in the correlation step', () => {
     });
     expect(off.created[0]!.attribution).not.toHaveProperty('unauthorized');
     expect(off.conditions.opened).toEqual([]);
-  });
+  }, 240_000);
 
   it('reads nothing when no change is an agent’s', async () => {
     const untouchable = new Proxy({} as Driver, {
@@ -228,5 +256,5 @@ describe('agents’ changes in the correlation step', () => {
       { transition: { resourceId: vmId('106'), from: 'running', to: 'stopped' }, attribution, narrative: 'n' },
     ]);
     expect(out[0]).toEqual({ attribution, narrative: 'n', verdict: null });
-  });
+  }, 240_000);
 });

@@ -188,36 +188,67 @@ describe('matchAuthorization', () => {
     const a = attributed(on, [t0]);
     const elsewhere = matchAuthorization(
       { transition: on, attribution: a },
-      ctx([used], { used: new Map([[used.id, 'UPID:other']]) }),
+      ctx([used], { used: new Map([[used.id, [{ id: 'UPID:other', type: 'vm_start' }]]]) }),
     );
     expectVerdict(elsewhere, { verdict: 'unauthorized', reason: /already explains another task/ });
     const same = matchAuthorization(
       { transition: on, attribution: a },
-      ctx([used], { used: new Map([[used.id, t0.id]]) }),
+      ctx([used], { used: new Map([[used.id, [{ id: t0.id, type: 'vm_start' }]]]) }),
     );
     expect(same.verdict).toBe('authorized');
   });
 });
 
 describe('assignAuthorizations', () => {
-  it('two grants, three tasks: each grant explains one, in the order the tasks started; the third is unauthorized', () => {
-    const g1 = grant('02:08:20', { action: 'restart' });
-    const g2 = grant('02:06:00', { action: 'restart' });
-    const startT = vmTransition('stopped', 'running', '02:08:31');
-    const stopT = vmTransition('running', 'stopped', '02:10:02');
-    const againT = vmTransition('stopped', 'running', '02:12:02');
+  it('two start grants, three starts: each grant explains one, in the order the tasks started; the third is unauthorized', () => {
+    const g1 = grant('02:08:20');
+    const g2 = grant('02:06:00');
+    const t1 = vmTransition('stopped', 'running', '02:08:31');
+    const t2 = vmTransition('stopped', 'running', '02:10:02');
+    const t3 = vmTransition('stopped', 'running', '02:12:02');
     const inputs = [
-      { transition: againT, attribution: attributed(againT, [start('rhodes@pve!ops', '02:12:00')]) },
-      { transition: startT, attribution: attributed(startT, [start()]) },
-      {
-        transition: stopT,
-        attribution: attributed(stopT, [task({ type: 'qmstop', start: '02:10:00', user: 'rhodes@pve!ops' })]),
-      },
+      { transition: t3, attribution: attributed(t3, [start('rhodes@pve!ops', '02:12:00')]) },
+      { transition: t1, attribution: attributed(t1, [start()]) },
+      { transition: t2, attribution: attributed(t2, [start('rhodes@pve!ops', '02:10:00')]) },
     ];
-    const [again, first, stop] = assignAuthorizations(inputs, ctx([g1, g2]));
+    const [third, first, second] = assignAuthorizations(inputs, ctx([g1, g2]));
     expectVerdict(first!, { verdict: 'authorized', grantId: g1.id, matchedBy: 'window' });
-    expectVerdict(stop!, { verdict: 'authorized', grantId: g2.id, matchedBy: 'window' });
+    expectVerdict(second!, { verdict: 'authorized', grantId: g2.id, matchedBy: 'window' });
+    expectVerdict(third!, { verdict: 'unauthorized', reason: /already explains another task/ });
+  });
+
+  it('a restart carried out as a stop then a start: one grant explains both, and no further start', () => {
+    const g = grant('02:08:00', { action: 'restart' });
+    const stopT = vmTransition('running', 'stopped', '02:08:31');
+    const startT = vmTransition('stopped', 'running', '02:09:02');
+    const againT = vmTransition('stopped', 'running', '02:11:02');
+    const stop = task({ type: 'qmstop', start: '02:08:29', user: 'rhodes@pve!ops' });
+    const inputs = [
+      { transition: stopT, attribution: attributed(stopT, [stop]) },
+      { transition: startT, attribution: attributed(startT, [start('rhodes@pve!ops', '02:09:00')]) },
+      { transition: againT, attribution: attributed(againT, [start('rhodes@pve!ops', '02:11:00')]) },
+    ];
+    const [down, up, again] = assignAuthorizations(inputs, ctx([g]));
+    expectVerdict(down!, { verdict: 'authorized', grantId: g.id, matchedBy: 'window' });
+    expectVerdict(up!, { verdict: 'authorized', grantId: g.id, matchedBy: 'window' });
     expectVerdict(again!, { verdict: 'unauthorized', reason: /already explains another task/ });
+    // The same across passes, from the stored use; a start grant is one task whatever came before.
+    const later = matchAuthorization(
+      inputs[1]!,
+      ctx([g], { used: new Map([[g.id, [{ id: stop.id, type: 'vm_stop' }]]]) }),
+    );
+    expectVerdict(later, { verdict: 'authorized', grantId: g.id, matchedBy: 'window' });
+    const named = { ...g, providerTaskId: stop.id };
+    const byName = matchAuthorization(
+      inputs[1]!,
+      ctx([named], { used: new Map([[g.id, [{ id: stop.id, type: 'vm_stop' }]]]) }),
+    );
+    expectVerdict(byName, { verdict: 'authorized', grantId: g.id, matchedBy: 'window' });
+    const notTwoStep = matchAuthorization(
+      inputs[1]!,
+      ctx([{ ...g, action: 'start' }], { used: new Map([[g.id, [{ id: stop.id, type: 'vm_stop' }]]]) }),
+    );
+    expectVerdict(notTwoStep, { verdict: 'unauthorized', reason: /already explains another task/ });
   });
 });
 
