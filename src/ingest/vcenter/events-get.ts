@@ -49,3 +49,32 @@ export async function readEventsSince(
   }
   return { events, pages };
 }
+
+/**
+ * How far the vCenter's clock is from aitia's, in whole seconds (positive: ahead): its time as
+ * `CurrentTime` answered, against the midpoint of the call (the answer was made somewhere in
+ * between). Null when the answer is not a time. Pure.
+ */
+export function serverClockOffsetSeconds(serverTime: string, sentMs: number, receivedMs: number): number | null {
+  const server = Date.parse(serverTime);
+  if (!Number.isFinite(server) || !/^\d{4}-\d\d-\d\dT/.test(serverTime) || receivedMs < sentMs) return null;
+  const offset = (server - (sentMs + receivedMs) / 2) / 1000;
+  // Within the call's own uncertainty (half its round trip) the clocks agree as far as can be told.
+  const slack = (receivedMs - sentMs) / 2000;
+  return Math.abs(offset) <= slack ? 0 : Math.round(offset - Math.sign(offset) * slack);
+}
+
+/**
+ * `ServiceInstance.CurrentTime`: the vCenter clock's offset from aitia's (one call), so event times
+ * can be placed against observations; null when it cannot be told (the call failed or said no time).
+ */
+export async function readServerClockOffset(client: VsphereClient): Promise<number | null> {
+  try {
+    const sent = Date.now();
+    const answer = await client.call('CurrentTime', { type: 'ServiceInstance', value: 'ServiceInstance' });
+    const received = Date.now();
+    return serverClockOffsetSeconds(child(answer, 'returnval')?.text.trim() ?? '', sent, received);
+  } catch {
+    return null;
+  }
+}

@@ -18,7 +18,7 @@ import {
 import { recordVcenterReachable, recordVcenterUnreachable, vcenterServiceRow } from './adapter-condition.js';
 import type { VsphereClient } from './client.js';
 import { VsphereApiError } from './client-error.js';
-import { readEventsSince } from './events-get.js';
+import { readEventsSince, readServerClockOffset } from './events-get.js';
 import { transformVcenterEvent } from './events-transform.js';
 import { readInventory } from './inventory-get.js';
 import { transformVcenterInventory } from './inventory-transform.js';
@@ -110,11 +110,14 @@ export async function syncVcenter(
     provider: 'vcenter' as const,
   };
   let readAt = DateTime.utc().toISO({ suppressMilliseconds: true })!;
+  // The vCenter's clock against aitia's (CurrentTime): event times are its own; null: not told.
+  let clockOffsetSeconds: number | null;
   try {
     about = (await client.serviceContent()).about;
     objects = (await readInventory(client, { pageSize: options.pageSize })).objects;
     readAt = DateTime.utc().toISO({ suppressMilliseconds: true })!;
     rawEvents = (await readEventsSince(client, since)).events;
+    clockOffsetSeconds = await readServerClockOffset(client);
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     await recordLogReads(driver, [
@@ -162,7 +165,7 @@ export async function syncVcenter(
   report.events.written = written.written;
   report.events.created = written.created;
   // Covered only once the events are stored: what coverage claims read is in the graph.
-  await recordLogReads(driver, [{ ...stream, complete: { from: since, to: readAt } }]);
+  await recordLogReads(driver, [{ ...stream, complete: { from: since, to: readAt }, clockOffsetSeconds }]);
   if (newest) {
     const { key, createdTime } = newest;
     report.events.cursor = await saveIngestCursor(driver, {

@@ -34,6 +34,9 @@ describe.skipIf(!bin)('vCenter event log coverage (vcsim)', () => {
     const [stream] = await coverage();
     expect(stream).toMatchObject({ streamId: `vcenter:${server}#events`, node: null, gaps: [] });
     expect(stream!.intervals).toHaveLength(1);
+    // CurrentTime against aitia's clock: vcsim runs on this machine's clock.
+    expect(stream!.clockOffsetSeconds).not.toBeNull();
+    expect(Math.abs(stream!.clockOffsetSeconds!)).toBeLessThanOrEqual(1);
     const alice = sim.client('alice');
     await runTask(alice, 'PowerOffVM_Task', (await vmRefs(alice)).get('DC0_H0_VM1')!);
     const o = await observe(deps(), vcenterSource(sim.client(), { server }));
