@@ -10,7 +10,10 @@ import type { CorrelationDeps } from '../pipeline/correlate.js';
 import { formatObservation, observe } from '../pipeline/observe.js';
 import { proxmoxSource } from '../ingest/proxmox/source.js';
 import { vcenterDocumentSource } from '../ingest/vcenter/source.js';
+import { configuredIntegrations } from '../integrations/integrations-file.js';
 import { loadStartupPolicy } from '../policy/startup.js';
+import { actorMappingSource, warnUnknownActorPrincipals } from '../services/actor-mapping.js';
+import { TokenStore } from '../services/token-store.js';
 import { startObservationPoller } from '../scheduler/poller.js';
 import type { CliCommand, CliContext } from './context.js';
 
@@ -47,10 +50,15 @@ function printDetails(ctx: CliContext, report: IngestReport, limit = 20): void {
  */
 async function pipelineDeps(ctx: CliContext): Promise<Omit<CorrelationDeps, 'driver'>> {
   const policy = await loadStartupPolicy(ctx.config.policyFile);
+  // Agents' changes are checked against their grants here as under `aitia serve`.
+  const { actors } = configuredIntegrations(ctx.config);
+  const mapping = actors.length > 0 ? actorMappingSource(actors, new TokenStore(ctx.config.tokensFile)) : undefined;
+  if (mapping) warnUnknownActorPrincipals(mapping, ctx.log);
   return {
     suppression: policy.policy.attribution.suppression,
     conditions: conditionPolicyOf(policy),
     correlator: { clockSkewSeconds: ctx.config.clockSkewSeconds },
+    ...(mapping ? { actors: mapping } : {}),
   };
 }
 
