@@ -58,9 +58,7 @@ const CUT_MARGIN_SECONDS = 86_400;
  * of every interval kept (up to MAX_INTERVALS, 0.45 ms of a 1.5 ms read at 240). Exact because
  * recordLogReads keeps the intervals merged and oldest first, so starts and ends both ascend.
  */
-function nearIntervals(s: string, from: string, to: string, as: string): string {
-  const lo = `${from} - duration({seconds: ${CUT_MARGIN_SECONDS}})`;
-  const hi = `${to} + duration({seconds: ${CUT_MARGIN_SECONDS}})`;
+function nearIntervals(s: string, lo: string, hi: string, as: string): string {
   // [lower, upper) halved until empty: the first index whose value passes `test` (size if none).
   const search = (list: string, test: (x: string) => string) =>
     `reduce(b = [0, size(${list})], k IN range(0, toInteger(log(size(${list}) + 1) / log(2)) + 1) |
@@ -91,6 +89,7 @@ export async function correlationContexts(
     `UNWIND range(0, size($rows) - 1) AS i
      WITH i, $rows[i] AS row
      WITH i, row, datetime(row.from) AS wFrom, datetime(row.to) AS wTo, datetime(row.observedAt) AS wAt
+     WITH *, wFrom - duration({seconds: ${CUT_MARGIN_SECONDS}}) AS cutLo, wTo + duration({seconds: ${CUT_MARGIN_SECONDS}}) AS cutHi
      OPTIONAL MATCH (r:Resource {id: row.rid})
      CALL (r) {
        OPTIONAL MATCH (r)-[e:RUNS_ON]->(h:Resource)
@@ -122,7 +121,7 @@ export async function correlationContexts(
        } AS consumed,
        COLLECT {
          MATCH (s:LogStream) WHERE s.source = row.source AND (row.anyNode OR node IS NULL OR s.node IS NULL OR s.node = node)
-         ${nearIntervals('s', 'wFrom', 'wTo', 'near')}
+         ${nearIntervals('s', 'cutLo', 'cutHi', 'near')}
          RETURN ${streamProjection('near', 'wFrom', 'wTo')} AS s
        } AS streams
      ORDER BY i`,
