@@ -87,6 +87,11 @@ describe('typed unknowns through the Proxmox pass', () => {
     expect(streams[0]!.gaps[0]).toMatchObject({ reason: 'source_unreachable', detail: expect.stringContaining('595') });
   });
 
+  it('the changes had their nodes read again after the inventory: pve3 past the observation, pve1 (its first read failed) not', () => {
+    // Only nodes whose first read was complete are topped up; pve1 keeps its gap.
+    expect(poll2.extra.topUp?.nodes.map((n) => [n.node, n.complete])).toEqual([['pve3', true]]);
+  });
+
   it('the stop on the unreachable node is log_not_read, naming the gap and why', () => {
     const t = created('qemu/101')!;
     expect(t.attribution.confidence).toBe('none');
