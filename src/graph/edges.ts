@@ -142,14 +142,15 @@ function edgeParams(e: EdgeInput) {
  */
 function declareCypher(type: RelationshipType): string {
   if (!(RELATIONSHIP_TYPES as readonly string[]).includes(type)) throw new Error(`not a relationship type: ${type}`);
+  // Every edge write sets lastSeen, so an edge without one is the one this MERGE just created:
+  // no marker property to set and remove again.
   return `MATCH (a:Resource {id: row.fromId}), (b:Resource {id: row.toId}) WHERE [a.kind, b.kind] IN row.allowed
     MERGE (a)-[e:${type} {provenance: row.provenance, source: row.source}]->(b)
-    ON CREATE SET e.firstSeen = datetime(row.now), e.created = true
-    WITH a, b, e, row, coalesce(e.created, false) AS created
+    ON CREATE SET e.firstSeen = datetime(row.now)
+    WITH a, b, e, row, e.lastSeen IS NULL AS created
     SET e.lastSeen = datetime(row.now), e.updateTag = null,
         e.rule = row.rule, e.confidence = row.confidence,
         e.evidence = coalesce(row.evidence, e.evidence)
-    REMOVE e.created
     WITH a, b, e, row, created
     FOREACH (x IN CASE WHEN row.audit IS NULL THEN [] ELSE [row.audit] END |
       ${createAuditCypher('x')})

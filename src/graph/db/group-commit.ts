@@ -16,8 +16,8 @@ import { num } from './statements.js';
  * line cost one row of a shared commit instead of a commit each; a declared edge written meanwhile
  * commits in the same transaction, by its own statement.
  *
- * A driver has at most MAX_IN_FLIGHT of these transactions in flight; callers arriving meanwhile
- * wait for the next one (at most MAX_BATCH rows), so an idle service writes at once (a lone caller:
+ * A driver has at most `maxInFlight` of these transactions in flight; callers arriving meanwhile
+ * wait for the next one (at most `maxBatch` rows), so an idle service writes at once (a lone caller:
  * its own transaction, one row) and a busy one in batches that grow with the load. A statement
  * error (a value Neo4j refuses) may be one row's: each row of that batch is then written alone, so
  * only its caller fails. Anything else (Neo4j unavailable, the audit store down) fails the batch's
@@ -25,10 +25,25 @@ import { num } from './statements.js';
  * writeWithAudit: reads after the answer see the write.
  */
 
-/** Rows per transaction at most (a bound on one statement's parameters and result). */
-const MAX_BATCH = 100;
-/** Transactions in flight per driver at most: further callers wait for the next, fuller one. */
-const MAX_IN_FLIGHT = 2;
+/** How batches are cut: rows per transaction and transactions in flight per driver, at most. */
+export interface GroupCommitBounds {
+  /** A bound on one statement's parameters and result. */
+  maxBatch: number;
+  /** Further callers wait for the next, fuller transaction. */
+  maxInFlight: number;
+}
+
+const DEFAULT_BOUNDS: GroupCommitBounds = { maxBatch: 100, maxInFlight: 2 };
+let bounds: GroupCommitBounds = DEFAULT_BOUNDS;
+
+/** Sets the bounds (bench:load compares them); no argument restores the defaults. */
+export function setGroupCommitBounds(b: Partial<GroupCommitBounds> = DEFAULT_BOUNDS): void {
+  const next = { ...DEFAULT_BOUNDS, ...b };
+  for (const [k, v] of Object.entries(next)) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`group commit ${k}: must be a whole number ≥ 1, not ${v}`);
+  }
+  bounds = next;
+}
 
 interface Waiter {
   text: string;
@@ -89,7 +104,7 @@ export function groupCommit(
   return new Promise((resolve, reject) => {
     queue.waiting.push({ text: text!, label, row, resolve, reject });
     // After this turn: every request parsed in the same turn has asked by then.
-    if (!queue.scheduled && queue.inFlight < MAX_IN_FLIGHT) {
+    if (!queue.scheduled && queue.inFlight < bounds.maxInFlight) {
       queue.scheduled = true;
       setImmediate(() => {
         queue.scheduled = false;
@@ -112,8 +127,8 @@ function statsOf(driver: Driver, label: string): GroupCommitStats {
 }
 
 function flush(driver: Driver, q: Queue): void {
-  while (q.inFlight < MAX_IN_FLIGHT && q.waiting.length > 0) {
-    const batch = q.waiting.splice(0, MAX_BATCH);
+  while (q.inFlight < bounds.maxInFlight && q.waiting.length > 0) {
+    const batch = q.waiting.splice(0, bounds.maxBatch);
     q.inFlight++;
     void commitBatch(driver, batch).finally(() => {
       q.inFlight--;
