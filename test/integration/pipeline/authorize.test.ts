@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Driver } from 'neo4j-driver';
 import { afterAll, describe, expect, it } from 'vitest';
 import { upsertEvents } from '../../../src/graph/events.js';
+import { transformVcenterEvent } from '../../../src/ingest/vcenter/events-transform.js';
 import { readFeed } from '../../../src/graph/feed.js';
 import { upsertResources } from '../../../src/graph/resources/upsert.js';
 import { resolveActorMapping, type ActorMappingEntry } from '../../../src/model/index.js';
@@ -201,6 +202,60 @@ describe('agents’ changes in the correlation step', () => {
       expect(r.created[0]!.attribution.authorization).toMatchObject({ grantId: `auth-d-${scope}` });
       expect(r.conditions.opened).toEqual([]);
     }
+  }, 240_000);
+
+  it('vCenter: the agent’s DOMAIN\\user powers a VM off — credited to the grant; powered on again with none, unauthorized', async () => {
+    const server = `vc-${scope}`;
+    const vcVm = `vcenter:${server}/vm/vm-301`;
+    await upsertResources(driver, [
+      { id: vcVm, kind: 'vm', provider: 'vcenter', name: `app-${scope}`, state: 'running', rawState: 'poweredOn' },
+    ]);
+    const event = (typeName: string, s: number, key: number) => {
+      const r = transformVcenterEvent(
+        {
+          _typeName: typeName,
+          key,
+          chainId: key,
+          createdTime: at(s),
+          userName: 'VSPHERE.LOCAL\\svc-rhodes',
+          vm: {
+            name: `app-${scope}`,
+            vm: { _typeName: 'ManagedObjectReference', type: 'VirtualMachine', value: 'vm-301' },
+          },
+        },
+        { server },
+      );
+      if (!r.ok) throw new Error(r.reason);
+      return r.event;
+    };
+    await driver.executeQuery(
+      `CREATE (x:ActionAuthorized {id: $id, source: 'auto', action: 'stop', targetId: $target, principal: $agent,
+                                   at: datetime($at), approvalId: null, providerTaskId: 'task-77'})`,
+      { id: `auth-vc-${scope}`, target: vcVm, agent: AGENT, at: at(-1) },
+    );
+    const vcDeps: CorrelationDeps = {
+      ...deps,
+      actors: () =>
+        resolveActorMapping(
+          [{ provider: 'vcenter', user: 'svc-rhodes@vsphere.local', principal: AGENT }],
+          [{ name: AGENT, role: 'agent' }],
+        ),
+    };
+    await upsertEvents(driver, [event('VmPoweredOffEvent', -3, 9001)]);
+    const off = await correlateChanges(vcDeps, [{ id: vcVm, kind: 'vm', from: 'running', to: 'stopped' }], {
+      observedAt: at(0),
+      observer: 'test',
+    });
+    expect(off.created[0]!.attribution.authorization).toMatchObject({ grantId: `auth-vc-${scope}`, source: 'auto' });
+    expect(off.created[0]!.narrative).toContain('as an automatic stop the gate allowed');
+    await upsertEvents(driver, [event('VmPoweredOnEvent', 57, 9002)]);
+    const on = await correlateChanges(vcDeps, [{ id: vcVm, kind: 'vm', from: 'stopped', to: 'running' }], {
+      observedAt: at(60),
+      observer: 'test',
+    });
+    expect(on.created[0]!.attribution.unauthorized).toMatchObject({ principal: AGENT });
+    expect(on.created[0]!.narrative).toContain('vCenter user');
+    expect(on.conditions.opened).toHaveLength(1);
   }, 240_000);
 
   it('a stranger’s or an operator’s change is neither; without a mapping nothing is decided', async () => {
