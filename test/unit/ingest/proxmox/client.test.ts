@@ -30,6 +30,16 @@ async function failure(p: Promise<unknown>): Promise<ProxmoxApiError> {
 }
 
 describe('ProxmoxClient', () => {
+  it.each([
+    ['a number', { data: [1], total: 12 }, 12],
+    ['a numeric string', { data: [1], total: '12' }, 12],
+    ['absent', { data: [1] }, null],
+    ['not a count', { data: [1], total: 'many' }, null],
+  ] as const)("getList answers the data and the envelope's total: %s", async (_name, body, total) => {
+    standin.route('GET', '/nodes/pve1/tasks', { body });
+    expect(await client().getList('/nodes/pve1/tasks', { limit: 1 })).toEqual({ data: [1], total });
+  });
+
   it('sends the API token, appends /api2/json, encodes the query, and returns the envelope data', async () => {
     standin.route('GET', '/nodes/pve1/tasks', (req) => ({ body: { data: [{ query: req.query.toString() }] } }));
     const data = await client().get('/nodes/pve1/tasks', { source: 'all', since: 1700000000 });
