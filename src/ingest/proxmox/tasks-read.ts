@@ -96,6 +96,11 @@ async function readPages(
   return { entries, complete: false };
 }
 
+/**
+ * Reads one node's list from its cursor's window (or `options.since`), checks each entry against
+ * its UPID, re-reads stored running tasks the window no longer lists (not in a top-up), and says
+ * what the read proves of the log and of the node's clock. Failures become the read's gap.
+ */
 export async function readNode(
   driver: Driver,
   client: ProxmoxClient,
