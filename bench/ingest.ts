@@ -5,7 +5,8 @@
  * relationships at the default size). Each round loads the whole inventory with aitia and with the
  * reference, alternating which goes first, each into an empty scope (wiped, untimed, after every
  * run), then a per-row slice; so background load on a shared machine affects all alike. Prints the
- * rates, ratio_vs_reference (aitia ÷ reference), the per-row ratio; then one aitia load per size in a
+ * rates, ratio_vs_reference (aitia ÷ reference), the per-row ratio, each loader's CPU seconds per load
+ * (Neo4j's and this process's: less swayed by a busy machine than wall time); then one aitia load per size in a
  * child process of its own (bench/ingest-rss.ts), whose peak RSS is that load's alone, at the chosen
  * size and at 50,000 and 200,000; ends with one `RESULT ingest …` line. The shape is generated as
  * the loaders iterate it (bench/ingest-shape.ts), so no process holds the inventory.
@@ -125,6 +126,17 @@ try {
 
   const aitiaS: number[] = [];
   const referenceS: number[] = [];
+  // CPU seconds per loader (Neo4j's, this process's): what each load costs apart from waiting for a
+  // CPU, which on a shared machine decides most of the wall time.
+  const cpu = { aitia: { neo: 0, node: 0 }, reference: { neo: 0, node: 0 } };
+  const cpuOf = async <T>(who: keyof typeof cpu, load: () => Promise<T>): Promise<T> => {
+    const [neo0, node0] = [neo.cpuMs(), process.cpuUsage()];
+    const out = await load();
+    const node = process.cpuUsage(node0);
+    if (neo0 !== null) cpu[who].neo += (neo.cpuMs()! - neo0) / 1000;
+    cpu[who].node += (node.user + node.system) / 1e6;
+    return out;
+  };
   let perRowS = 0;
   let perRowItems = 0;
   let rerunS = 0;
@@ -133,7 +145,7 @@ try {
     const shape = shapeOf(`r${k}`);
     const runAitia = async () => {
       const t = process.hrtime.bigint();
-      const report = await loadAitia(neo.driver, shape, `bench-${k}`);
+      const report = await cpuOf('aitia', () => loadAitia(neo.driver, shape, `bench-${k}`));
       aitiaS.push(seconds(t));
       if (
         report.resources.created !== shape.resources ||
@@ -155,7 +167,7 @@ try {
     };
     const runReference = async () => {
       const t = process.hrtime.bigint();
-      const created = await loadReference(neo.driver, shape.reference, BATCH, `bench-${k}`);
+      const created = await cpuOf('reference', () => loadReference(neo.driver, shape.reference, BATCH, `bench-${k}`));
       referenceS.push(seconds(t));
       if (created.nodes !== shape.resources || created.relationships !== shape.edges)
         throw new Error(`reference created ${created.nodes} nodes / ${created.relationships} relationships`);
@@ -198,6 +210,10 @@ try {
     `\nmedian per load: aitia ${fmt(median(aitiaS), 2)} s, reference ${fmt(median(referenceS), 2)} s (ratio of medians ${fmt(median(referenceS) / median(aitiaS), 2)})`,
   );
   console.log(`ratio aitia / reference: ${fmt(ratioRef, 2)}× (target ≥ 1.3)`);
+  const perLoad = (v: number) => fmt(v / ROUNDS, 2);
+  console.log(
+    `CPU per load: Neo4j ${perLoad(cpu.aitia.neo)} s for aitia, ${perLoad(cpu.reference.neo)} s for the reference; this process ${perLoad(cpu.aitia.node)} s / ${perLoad(cpu.reference.node)} s`,
+  );
   console.log(`ratio aitia / per-row: ${fmt(ratio, 1)}× (target ≥ 20×)`);
   const benchRss = rssMb();
   console.log(`peak RSS of this bench process (every round, both loaders): ${benchRss} MB; load average ${load()}`);
@@ -225,7 +241,7 @@ try {
   );
   const perSize = samples.map((s) => `peak_rss_mb_${s.resources}=${s.peakMb}`).join(' ');
   console.log(
-    `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${at(RESOURCES).peakMb} resources=${RESOURCES} ${perSize} rss_growth_pct=${fmt(growth, 1)} rss_heap_cap_mb=${RSS_HEAP_MB ?? 'none'} bench_process_rss_mb=${benchRss} load_avg=${fmt(loadavg()[0]!, 1)}`,
+    `RESULT ingest batched_per_s=${Math.round(aitiaRate)} reference_per_s=${Math.round(referenceRate)} per_row_per_s=${Math.round(perRowRate)} ratio=${fmt(ratio, 1)} ratio_vs_reference=${fmt(ratioRef, 2)} per_row_ratio=${fmt(ratio, 1)} peak_rss_mb=${at(RESOURCES).peakMb} resources=${RESOURCES} ${perSize} rss_growth_pct=${fmt(growth, 1)} rss_heap_cap_mb=${RSS_HEAP_MB ?? 'none'} neo4j_cpu_s_per_load=${perLoad(cpu.aitia.neo)} reference_neo4j_cpu_s_per_load=${perLoad(cpu.reference.neo)} node_cpu_s_per_load=${perLoad(cpu.aitia.node)} reference_node_cpu_s_per_load=${perLoad(cpu.reference.node)} bench_process_rss_mb=${benchRss} load_avg=${fmt(loadavg()[0]!, 1)}`,
   );
 } catch (err) {
   const cause = (err as { cause?: { message?: string; code?: string } }).cause;

@@ -2,7 +2,8 @@
  * A map from id to a 32-bit integer, held outside V8's heap: every id's UTF-8 bytes in one arena,
  * and typed arrays for its offset, hash and value, found through an open-addressed table. A load
  * pass keeps one number per id of its rows; as a Map of strings that is ~100 bytes an id on V8's
- * heap (and V8 sizes its heap by what is live there), here it is the id's bytes and ~20 more.
+ * heap (and V8 sizes its heap by what is live there), here it is the id's bytes past the pass's
+ * shared scope prefix and ~20 more.
  */
 
 const EMPTY = -1;
@@ -38,12 +39,23 @@ export class IdTable {
     return this.used;
   }
 
+  /**
+   * The first id's scope (up to its first `/`), which a pass's ids share: held once, an id that
+   * starts with it is stored as 0xFF (never a byte of UTF-8) and the rest of it.
+   */
+  private prefix: string | null = null;
+
   /** Encodes `id` past the last entry; its byte length. */
   private encode(id: string): number {
     const at = this.used === 0 ? 0 : this.ends[this.used - 1]!;
+    this.prefix ??= id.slice(0, id.indexOf('/') + 1);
+    const short = this.prefix.length > 0 && id.startsWith(this.prefix);
+    const rest = short ? id.slice(this.prefix.length) : id;
     // Up to 3 bytes per UTF-16 unit.
-    this.bytes = grown(this.bytes, at + id.length * 3);
-    this.probeLen = encoder.encodeInto(id, this.bytes.subarray(at)).written;
+    this.bytes = grown(this.bytes, at + 1 + rest.length * 3);
+    if (short) this.bytes[at] = 0xff;
+    const from = short ? at + 1 : at;
+    this.probeLen = from - at + encoder.encodeInto(rest, this.bytes.subarray(from)).written;
     return this.probeLen;
   }
 

@@ -41,7 +41,7 @@ export async function writeKind(
   known: readonly PassRow[],
   pass: PassWrite,
 ): Promise<KindBatchResult[]> {
-  const { compare, rank } = pass.order;
+  const { rank } = pass.order;
   if (fresh.some((r) => r.edges.length > 0)) {
     // Each row's least target in the lock order, ranked once per row (not per comparison).
     const keyed = fresh.map((r) => {
@@ -59,7 +59,7 @@ export async function writeKind(
     Array.from({ length: Math.ceil(list.length / pass.batchSize) }, (_, i) =>
       list.slice(i * pass.batchSize, (i + 1) * pass.batchSize),
     );
-  const write = (batch: PassRow[], mode: WriteMode) => writeKindBatch(driver, kind, batch, pass.stamp, mode, compare);
+  const write = (batch: PassRow[], mode: WriteMode) => writeKindBatch(driver, kind, batch, pass.stamp, mode, rank);
   const deadlocked: number[] = [];
   const creates = batches(fresh);
   const created = await inParallel(creates, pass.concurrency, (batch, i) =>

@@ -169,16 +169,21 @@ export function lockOrder(rank?: Pick<ReadonlyMap<string, number>, 'get'>): (a: 
 
 /**
  * Create parameters: each row as a list of the resource's fields, the distinct targets in the
- * pass's lock order (`order`, default by id), and every edge of the batch in one list in that order.
+ * pass's lock order (`lockOrder(rank)`, by id without a rank), and every edge of the batch in one
+ * list in that order.
  */
 export function createBatch(
   kind: Kind,
   rows: readonly PassRow[],
-  order: (a: string, b: string) => number = lockOrder(),
+  rank?: Pick<ReadonlyMap<string, number>, 'get'>,
 ): PreparedBatch {
   const types = new Set<RelationshipType>();
   const first = rows.find((r) => r.edges.length > 0)?.edges[0];
-  const targets = [...new Set(rows.flatMap((r) => r.edges.map((e) => e.toId)))].sort(order);
+  // Each target ranked once, not once per comparison (a rank is a look-up in the pass's index).
+  const targets = [...new Set(rows.flatMap((r) => r.edges.map((e) => e.toId)))]
+    .map((id) => ({ id, k: rank?.get(id) ?? 0 }))
+    .sort((a, b) => a.k - b.k || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((t) => t.id);
   const at = new Map(targets.map((id, i) => [id, i]));
   const edges: unknown[][] = [];
   const params = rows.map(({ resource: r, edges: own }, i) => {

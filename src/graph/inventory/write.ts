@@ -36,10 +36,10 @@ export async function writeKindBatch(
   batch: readonly PassRow[],
   stamp: { now: string; tag: string },
   mode: WriteMode = 'merge',
-  order?: (a: string, b: string) => number,
+  rank?: Pick<ReadonlyMap<string, number>, 'get'>,
 ): Promise<KindBatchResult> {
   const run = (m: WriteMode) => {
-    const prepared = m === 'create' ? createBatch(kind, batch, order) : mergeBatch(kind, batch);
+    const prepared = m === 'create' ? createBatch(kind, batch, rank) : mergeBatch(kind, batch);
     return driver.executeQuery(prepared.cypher(), { ...prepared.params, kind, now: stamp.now, tag: stamp.tag });
   };
   const res = await run(mode).catch((err: unknown) => {

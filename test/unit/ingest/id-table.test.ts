@@ -6,6 +6,11 @@ describe('IdTable', () => {
     ['ascii ids', (i: number) => `proxmox:lab/qemu/${i}`],
     ['non-ASCII ids (multi-byte UTF-8)', (i: number) => `vcenter:vc01/vm/vm-${i}-ÿ€😀`],
     ['ids that are prefixes of one another', (i: number) => `manual:x/${'a'.repeat(i % 40)}${i}`],
+    // Some share the first id's scope (stored without it), some do not, some only almost.
+    [
+      'ids in and out of the first scope',
+      (i: number) => [`proxmox:a/q/${i}`, `proxmox:b/q/${i}`, `proxmox:a${i}`][i % 3]!,
+    ],
   ])('answers as a Map does over 20,000 %s, through its rehashes', (_, idOf) => {
     const table = new IdTable();
     const map = new Map<string, number>();
