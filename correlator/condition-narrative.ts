@@ -10,6 +10,7 @@ const CONDITION_WORDS: Record<string, string> = {
   paused_io_error: 'paused on a disk I/O error',
   adapter_unreachable: 'cannot be read from its provider',
   unmonitored: 'unmonitored',
+  unauthorized_action: 'changed by an agent with no grant or reported action',
 };
 
 /** A condition's cause as the narrative tells it: the transition and the resource it changed. */

@@ -180,7 +180,7 @@ describe('an agent’s action with no grant', () => {
     const { conditions } = await ok(
       srv.tokens.operator,
       `query($r: ID!) { conditions(filter: { resourceId: $r, type: unauthorized_action, status: open }) {
-        nodes { id status suppressed wouldSuppress evidence cause { transition { id } } } } }`,
+        nodes { id status suppressed wouldSuppress evidence cause { transition { id } } narrative } } }`,
       { r: id('qemu/130') },
     );
     expect(conditions.nodes).toEqual([
@@ -192,6 +192,9 @@ describe('an agent’s action with no grant', () => {
         cause: { transition: { id: t.id } },
       }),
     ]);
+    expect(conditions.nodes[0].narrative).toMatch(
+      /changed by an agent with no grant or reported action since .*Unauthorized: stopped by agent/,
+    );
   });
 
   it('the opening is on the condition feed', async () => {
