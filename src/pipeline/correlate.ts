@@ -219,7 +219,7 @@ export async function correlateChanges(
 /**
  * The explanations with the authorization each agent-credited change is credited to, or its flag
  * (src/pipeline/authorize.ts). A failed read leaves them as explained, each change reporting it:
- * the transitions are still stored, the next read of the feed shows no authorization decided.
+ * the transitions are still stored, with neither an authorization nor an unauthorized flag decided.
  */
 async function authorized(
   deps: CorrelationDeps,
