@@ -20,7 +20,7 @@
  *
  *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase; 30 for --phase mixed)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
- *   AITIA_BENCH_WARMUP_SECONDS (30): the mix, unmeasured, after the counted warm-up (the JVM's JIT settles)
+ *   AITIA_BENCH_WARMUP_SECONDS (0): the mix, unmeasured, for that long after the counted warm-up
  *   AITIA_BENCH_IN_FLIGHT (2), AITIA_BENCH_BATCH (100): group commit's transactions in flight and rows per one
  *   AITIA_BENCH_PROFILE=<file.cpuprofile>: the service's CPU profile of the second read phase (of the
  *   mix with --phase mixed)
@@ -58,7 +58,7 @@ if (!['all', 'mixed', 'profile', ...Object.keys(SINGLE)].includes(PHASE))
 const AGENTS = Number(process.env.AITIA_BENCH_AGENTS ?? 50);
 const SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? (PHASE === 'all' ? 15 : 30));
 const VMS = Number(process.env.AITIA_BENCH_VMS ?? 2000);
-const WARMUP_S = Number(process.env.AITIA_BENCH_WARMUP_SECONDS ?? 30);
+const WARMUP_S = Number(process.env.AITIA_BENCH_WARMUP_SECONDS ?? 0);
 // AITIA_BENCH_IN_FLIGHT / AITIA_BENCH_BATCH: group commit's bounds for this run (src/graph/db/group-commit.ts).
 const IN_FLIGHT = process.env.AITIA_BENCH_IN_FLIGHT ? Number(process.env.AITIA_BENCH_IN_FLIGHT) : undefined;
 const BATCH = process.env.AITIA_BENCH_BATCH ? Number(process.env.AITIA_BENCH_BATCH) : undefined;
@@ -277,9 +277,9 @@ try {
     statements.set(op, counting.count() / 40);
   }
   await ask({ ops: MIXED, agents: AGENTS, count: AGENTS * 40 });
-  // Then the mix for WARMUP_S, unmeasured: the bench's Neo4j is minutes old, and its JVM's JIT
-  // compilers still took about a third of its sampled thread CPU in the mix (JFR, 2–2.5 min after
-  // start, loaded box). What a long-running Neo4j has done long ago, the mix should not pay for.
+  // Then, when asked, the mix for WARMUP_S unmeasured: the bench's Neo4j is minutes old, and its
+  // JVM's JIT compilers took about a third of its sampled thread CPU in the mix (JFR, 2–2.5 min after
+  // start, loaded box) — still so after 30 s more of it, and CPU per request no lower, so not by default.
   if (WARMUP_S > 0) await ask({ ops: MIXED, agents: AGENTS, seconds: WARMUP_S });
   if (PHASE === 'all') {
     await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: interpretedUrl });
