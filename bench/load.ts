@@ -461,7 +461,7 @@ try {
   /** Per write: rows per commit, the driver's retries, lock waits and blocked samples. */
   function printMixed(p: Phase, commits: Map<string, GroupCommitStats>, locks: LockFigures, load: number[]): void {
     console.log(
-      `\nmixed phase: ${fmt(p.rps, 0)} req/s, p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, ${p.errors} errors, ${fmt(p.statementsPerRequest)} statements/request under load; load average ${fmt(load[0]!, 1)} → ${fmt(load[1]!, 1)} (the latencies are this machine's, as loaded)`,
+      `\n${p.label === 'reads + writes' ? 'mixed phase' : `${p.label} alone`}: ${fmt(p.rps, 0)} req/s, p50 ${fmt(p.p50, 1)} ms, p99 ${fmt(p.p99, 1)} ms, ${p.errors} errors, ${fmt(p.statementsPerRequest)} statements/request under load; load average ${fmt(load[0]!, 1)} → ${fmt(load[1]!, 1)} (the latencies are this machine's, as loaded)`,
     );
     console.log(
       `CPU per request: ${fmt(p.cpuMsPerRequest)} ms aitia + ${p.neoCpuMsPerRequest === null ? 'n/a' : fmt(p.neoCpuMsPerRequest)} ms Neo4j + ${fmt(p.agentsCpuMsPerRequest)} ms agents`,
