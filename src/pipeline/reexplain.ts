@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import {
   candidateWindow,
   DEFAULT_CORRELATOR_SETTINGS,
@@ -7,7 +8,13 @@ import {
   movesNode,
 } from '../../correlator/index.js';
 import { correlationContexts } from '../graph/transitions/correlation-context.js';
-import { replaceAttributions, transitionsAwaitingLog, type Reattribution } from '../graph/transitions/reexplain.js';
+import type { ConditionOpen } from '../graph/conditions.js';
+import {
+  replaceAttributions,
+  transitionsAwaitingLog,
+  transitionsWithLateEvents,
+  type Reattribution,
+} from '../graph/transitions/reexplain.js';
 import type { Attribution, Transition, TransitionRecord } from '../model/index.js';
 import { decideTransition } from '../policy/transition-gate.js';
 import {
@@ -17,10 +24,14 @@ import {
   reviseCondition,
   revisionAudit,
 } from './conditions.js';
+import { authorizeExplanations, unauthorizedConditions } from './authorize.js';
 import type { CorrelationDeps } from './correlate.js';
 
 /** Transitions looked at per pass; the rest wait for the next one. */
 export const REEXPLAIN_LIMIT = 200;
+
+/** How far back a `no_record` answer is checked for an event stored after it (a task listed late). */
+export const LATE_EVENT_HOURS = 1;
 
 /** Who the audit lines of a re-explanation's condition revisions name. */
 export const REEXPLAIN_WRITER: ConditionWriter = { name: 'aitia-reexplain', role: 'scheduler' };
@@ -34,28 +45,57 @@ interface Explained {
 
 /**
  * After a pass has read a source's logs, explains again the transitions of that source whose
- * attribution said part of their window was not read (`log_not_read`): ONE read of the pending
- * transitions, ONE correlation read for all of them (the same statement a pass uses, with the
- * coverage), the pure ladder, the gate's decisions, and ONE write transaction of those whose answer
- * changed — a new attribution with the old one kept in `attributionHistory`, its feed entry, and
- * the open conditions it caused revised (attribution, suppression, audit). One still not read is
- * left as it is (no churn). Steps: explain → (authorization, when it lands) → decide → write.
+ * answer may no longer hold: those whose attribution said part of their window was not read
+ * (`log_not_read`), and recent `no_record` ones with an event on their resource stored after that
+ * answer (a task the provider listed late). ONE read of each kind of pending transition, ONE
+ * correlation read for all of them (the same statement a pass uses, with the coverage), the pure
+ * ladder, the authorization step a pass takes (an agent's change credited to its grant, or found
+ * unauthorized), the gate's decisions, and ONE write transaction of those whose answer changed — a
+ * new attribution with the old one kept in `attributionHistory`, its feed entry, the open
+ * conditions it caused revised (attribution, suppression, audit) and any `unauthorized_action` it
+ * opens. One whose answer is the same is left as it is (no churn).
  */
 export async function reexplainAwaitingLog(
-  deps: Pick<CorrelationDeps, 'driver' | 'suppression' | 'correlator' | 'conditions'>,
+  deps: Pick<CorrelationDeps, 'driver' | 'suppression' | 'correlator' | 'conditions' | 'actors'>,
   source: string,
-  options: { limit?: number; writer?: ConditionWriter } = {},
+  options: { limit?: number; writer?: ConditionWriter; now?: string } = {},
 ): Promise<TransitionRecord[]> {
-  const pending = await transitionsAwaitingLog(deps.driver, { source, limit: options.limit ?? REEXPLAIN_LIMIT });
+  const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
+  const limit = options.limit ?? REEXPLAIN_LIMIT;
+  const notRead = await transitionsAwaitingLog(deps.driver, { source, limit });
+  const late = await transitionsWithLateEvents(deps.driver, {
+    source,
+    since: DateTime.fromISO(options.now ?? DateTime.utc().toISO(), { zone: 'utc' })
+      .minus({ hours: LATE_EVENT_HOURS })
+      .toISO()!,
+    windowSeconds: s.lookbackSeconds + s.maxChangeIntervalSeconds,
+    toleranceSeconds: s.clockSkewSeconds,
+    limit,
+  });
+  const seen = new Set(notRead.map((t) => t.id));
+  const pending = [...notRead, ...late.filter((t) => !seen.has(t.id))];
   if (pending.length === 0) return [];
-  const explained = await explainAgain(deps, pending);
-  // Hook point: an authorization step may credit a grant to each x.attribution here, before the gate decides.
-  const changed = explained.filter((x) => !stillNotRead(x));
-  const rows = changed.map((x) => decide(x, deps.suppression));
+  const changed = (await explainAgain(deps, pending)).filter((x) => !sameAnswer(x));
+  if (changed.length === 0) return [];
+  const answers = await authorizeExplanations(
+    deps,
+    changed.map((x) => ({ transition: x.stored, attribution: x.attribution, narrative: x.narrative })),
+  );
+  const authorized = changed.map((x, i) => ({ ...x, ...answers[i]! }));
+  const rows = authorized.map((x) => decide(x, deps.suppression));
   const policy: ConditionPolicy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
+  const at = options.now ?? DateTime.utc().toISO({ suppressMilliseconds: true });
+  const opens: ConditionOpen[] = authorized.flatMap((x) =>
+    unauthorizedConditions(x.stored, x, { at, policyDigest: policy.policyDigest ?? null }).map((o) => ({
+      ...o,
+      causeTransitionId: o.transitionId,
+    })),
+  );
   const written = await replaceAttributions(deps.driver, rows, {
     reviseCondition: (c, cause) => reviseCondition(c, cause, policy),
     auditOf: (revised) => revisionAudit(revised, options.writer ?? REEXPLAIN_WRITER),
+    opens,
+    now: options.now,
   });
   return written.transitions;
 }
@@ -98,11 +138,13 @@ async function explainAgain(
   });
 }
 
-/** Still a gap at the same confidence: nothing new to say, so nothing is written. */
-function stillNotRead(x: Explained): boolean {
+/** The same answer as stored (confidence, reason, actor): nothing new to say, so nothing is written. */
+function sameAnswer(x: Explained): boolean {
+  const before = x.stored.attribution;
   return (
-    x.attribution.unknownBecause?.reason === 'log_not_read' &&
-    x.attribution.confidence === x.stored.attribution.confidence
+    x.attribution.confidence === before.confidence &&
+    (x.attribution.unknownBecause?.reason ?? null) === (before.unknownBecause?.reason ?? null) &&
+    (x.attribution.actor ?? null) === (before.actor ?? null)
   );
 }
 
@@ -116,8 +158,10 @@ function decide(x: Explained, suppression: CorrelationDeps['suppression']): Reat
     decision: decideTransition(x.attribution, x.narrative, suppression),
     narrative: x.narrative,
     because:
-      gap?.from && gap.to
-        ? `the log for ${gap.from}–${gap.to}${gap.node ? ` (${gap.node})` : ''} was read later`
-        : 'the log was read later',
+      gap?.reason === 'no_record'
+        ? 'a task or event in its window was listed after it was explained'
+        : gap?.from && gap.to
+          ? `the log for ${gap.from}–${gap.to}${gap.node ? ` (${gap.node})` : ''} was read later`
+          : 'the log was read later',
   };
 }

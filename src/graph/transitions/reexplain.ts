@@ -13,6 +13,7 @@ import type {
   TransitionRecord,
 } from '../../model/index.js';
 import { writeAuditTx, type AuditInput } from '../audit.js';
+import { type ConditionOpen, openConditionsTx } from '../conditions.js';
 import { reattributeConditionsTx, type ConditionRevision, type RevisedCondition } from '../condition-reattribution.js';
 import { int, isoNow } from '../db/statements.js';
 import { appendFeedTx } from '../feed.js';
@@ -28,6 +29,38 @@ export async function transitionsAwaitingLog(
     `MATCH (t:Transition) WHERE t.unknownReason = 'log_not_read' AND t.resourceId STARTS WITH $prefix
      RETURN properties(t) AS t ORDER BY t.observedAt LIMIT $limit`,
     { prefix: `${input.source}/`, limit: int(input.limit) },
+    { routing: 'READ' },
+  );
+  return records.map((r) => transitionFromProperties(r.get('t')));
+}
+
+/**
+ * Recent transitions of a source answered `no_record` although an event on their resource, starting
+ * in or just after their window, was stored after that answer: a task the provider listed late (or
+ * a push that came late), so "read completely and holds nothing" may no longer hold. Oldest first,
+ * observed since `since`, at most `limit`; each is explained again and kept only if it changed.
+ */
+export async function transitionsWithLateEvents(
+  driver: Driver,
+  input: { source: string; since: string; windowSeconds: number; toleranceSeconds: number; limit: number },
+): Promise<TransitionRecord[]> {
+  const { records } = await driver.executeQuery(
+    `MATCH (t:Transition) WHERE t.unknownReason = 'no_record' AND t.resourceId STARTS WITH $prefix
+       AND t.observedAt >= datetime($since)
+       AND EXISTS {
+         MATCH (e:Event) WHERE e.resourceId = t.resourceId
+           AND e.startedAt >= t.observedAt - duration({seconds: $window})
+           AND e.startedAt <= t.observedAt + duration({seconds: $tolerance})
+           AND e.ingestedAt > coalesce(t.reexplainedAt, t.createdAt)
+       }
+     RETURN properties(t) AS t ORDER BY t.observedAt LIMIT $limit`,
+    {
+      prefix: `${input.source}/`,
+      since: input.since,
+      window: int(input.windowSeconds),
+      tolerance: int(input.toleranceSeconds),
+      limit: int(input.limit),
+    },
     { routing: 'READ' },
   );
   return records.map((r) => transitionFromProperties(r.get('t')));
@@ -51,6 +84,8 @@ export interface ReattributionOptions {
   reviseCondition?: (condition: ConditionRecord, cause: TransitionRecord) => ConditionRevision;
   /** Audit lines for the revised conditions (suppression decisions), written with them. */
   auditOf?: (revised: readonly RevisedCondition[]) => AuditInput[];
+  /** Conditions the new answers open (an agent's change found unauthorized): only for transitions replaced. */
+  opens?: readonly ConditionOpen[];
   now?: string;
 }
 
@@ -108,6 +143,11 @@ export async function replaceAttributions(
           )
         : [];
       if (options.auditOf) await writeAuditTx(tx, options.auditOf(conditions));
+      const replacedIds = new Set(transitions.map((t) => t.id));
+      await openConditionsTx(
+        tx,
+        (options.opens ?? []).filter((o) => o.causeTransitionId && replacedIds.has(o.causeTransitionId)),
+      );
       return { transitions, conditions };
     });
   } finally {
