@@ -36,8 +36,12 @@ export interface LoadOptions {
   concurrency?: number;
 }
 
-/** Rows of one kind written together: enough for the parallel create batches, bounded in memory. */
-const WINDOW_BATCHES = 8;
+/**
+ * Batches per create lane held at once. Two keep the lanes' batches apart (rows sorted by least
+ * target) and the writes as fast as eight did, and what is live stays small: peak RSS of one load
+ * 150 → 133 MB at 50,000, 164 → 140 MB at 200,000 (docs/benchmarks.md).
+ */
+const WINDOW_BATCHES = 2;
 /** Ids per kind-change read. */
 const READ_CHUNK = 5_000;
 
