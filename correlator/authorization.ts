@@ -4,6 +4,7 @@ import {
   type AttributionAuthorization,
   DEFAULT_AUTHORIZATION_USE_WINDOW_SECONDS,
   type UnauthorizedAction,
+  type UsedEvent,
 } from '../src/model/authorizations.js';
 import type { Role } from '../src/model/roles.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/transitions.js';
@@ -62,11 +63,7 @@ export interface AuthorizationContext {
   options?: Partial<AuthorizationOptions>;
 }
 
-/** An event an authorization already explains: its id, and its type (a restart's stop leaves room for its start). */
-export interface UsedEvent {
-  id: string;
-  type: string | null;
-}
+export type { UsedEvent } from '../src/model/authorizations.js';
 
 export type AuthorizationVerdict =
   | { verdict: 'authorized'; authorization: AttributionAuthorization; principal: ActorPrincipal }

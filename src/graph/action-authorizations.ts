@@ -1,5 +1,5 @@
 import type { Driver, ManagedTransaction, Record as Neo4jRecord } from 'neo4j-driver';
-import type { UsedEvent } from '../../correlator/authorization.js';
+import type { UsedEvent } from '../model/authorizations.js';
 import type { ActionAuthorization } from '../model/authorizations.js';
 import { readQuery, toPlain } from './db/statements.js';
 

@@ -7,11 +7,12 @@ import { checks } from '../services/checks.js';
 import { healthSummary, openConditions } from '../services/health.js';
 import { incidentContext } from '../services/incident.js';
 import { explainTransition, stateAt, transitions } from '../services/transitions.js';
+import { reviewUnauthorizedAction } from '../services/unauthorized-actions.js';
 import * as I from './inputs.js';
 import * as O from './outputs.js';
 import { nextCursorOf, pageOf } from './paging.js';
 import * as R from './records.js';
-import { defineTool, READ } from './tool.js';
+import { defineTool, READ, RECORD } from './tool.js';
 
 /*
  * The tools over what happened and what is wrong: transitions and who caused them, a described
@@ -87,7 +88,7 @@ export const openConditionsTool = defineTool({
   name: 'open_conditions',
   title: 'Open problems',
   description:
-    'Open conditions (check_failing, unreachable, paused_io_error, adapter_unreachable, unmonitored) of one resource, or of every resource (newest first).',
+    'Open conditions (check_failing, unreachable, paused_io_error, adapter_unreachable, unmonitored, unauthorized_action) of one resource, or of every resource (newest first).',
   permission: 'condition:read',
   graphql: 'Query.openConditions',
   input: I.OpenConditionsIn,
@@ -102,6 +103,23 @@ export const openConditionsTool = defineTool({
       total: page.total,
       nextCursor: page.nextCursor,
     };
+  },
+});
+
+export const reviewUnauthorizedActionTool = defineTool({
+  name: 'review_unauthorized_action',
+  title: "Close an agent's unauthorized action after review",
+  description:
+    "Operators only. Resolves the resource's open unauthorized_action (an agent changed it with no grant redeemed or action reported that explains it) with what the review found (note). Nothing else closes it. Audited.",
+  permission: 'approval:decide',
+  graphql: 'Mutation.reviewUnauthorizedAction',
+  input: I.ReviewUnauthorizedActionIn,
+  output: R.ConditionOut,
+  annotations: RECORD,
+  fields: { slug: 'resourceId' },
+  run: async (deps, principal, input) => {
+    const c = await reviewUnauthorizedAction(deps, principal, input);
+    return { ...c, type: c.type as ConditionType };
   },
 });
 

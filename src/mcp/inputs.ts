@@ -156,6 +156,8 @@ export const ApproveIn = G.MutationApproveArgs;
 
 export const DenyIn = G.MutationDenyArgs;
 
+export const ReviewUnauthorizedActionIn = G.MutationReviewUnauthorizedActionArgs;
+
 export const RedeemGrantIn = narrow(G.MutationRedeemGrantArgs, { input: ClassifyActionIn });
 
 export const SetAutonomyIn = G.MutationSetAutonomyArgs;

@@ -124,6 +124,9 @@ export interface ResolvedActorMapping {
   unknownPrincipals: string[];
 }
 
+/** The mapping as the passes read it, resolved against the tokens at each call (tokens change while aitia runs). */
+export type ActorMappingSource = () => ResolvedActorMapping;
+
 /**
  * Resolves each entry's principal against the tokens as they stand now (tokens change at run time,
  * so this is done at use, not when the file is read). A principal no token is named is kept with

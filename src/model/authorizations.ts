@@ -69,3 +69,9 @@ const VCENTER_TASK_KEY = /^task-\d{1,18}$/;
 export function isVcenterTaskKey(value: string): boolean {
   return VCENTER_TASK_KEY.test(value);
 }
+
+/** An event an authorization already explains: its id, and its type (a restart's stop leaves room for its start). */
+export interface UsedEvent {
+  id: string;
+  type: string | null;
+}

@@ -14,7 +14,7 @@ import { toMillis } from '../../correlator/timing.js';
 import { readAuthorizationsInUse } from '../graph/action-authorizations.js';
 import type { TransitionConditionOp } from '../graph/transitions/record.js';
 import type { Attribution, Transition } from '../model/index.js';
-import type { ActorMappingSource } from '../services/actor-mapping.js';
+import type { ActorMappingSource } from '../model/actors.js';
 
 /*
  * The step between explaining a pass's changes and gating them: a change whose credited task or

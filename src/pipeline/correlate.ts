@@ -26,7 +26,7 @@ import {
 } from '../model/index.js';
 import type { SuppressionMode } from '../policy/policy-document.js';
 import { decideCondition, decideTransition } from '../policy/transition-gate.js';
-import type { ActorMappingSource } from '../services/actor-mapping.js';
+import type { ActorMappingSource } from '../model/actors.js';
 import { authorizeExplanations, unauthorizedConditions } from './authorize.js';
 import { conditionGate, DEFAULT_CONDITION_POLICY, suppressionAudit, type ConditionPolicy } from './conditions.js';
 

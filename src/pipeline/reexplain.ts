@@ -8,7 +8,6 @@ import {
   movesNode,
 } from '../../correlator/index.js';
 import { correlationContexts } from '../graph/transitions/correlation-context.js';
-import type { ConditionOpen } from '../graph/conditions.js';
 import {
   replaceAttributions,
   transitionsAwaitingLog,
@@ -85,11 +84,8 @@ export async function reexplainAwaitingLog(
   const rows = authorized.map((x) => decide(x, deps.suppression));
   const policy: ConditionPolicy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
   const at = options.now ?? DateTime.utc().toISO({ suppressMilliseconds: true });
-  const opens: ConditionOpen[] = authorized.flatMap((x) =>
-    unauthorizedConditions(x.stored, x, { at, policyDigest: policy.policyDigest ?? null }).map((o) => ({
-      ...o,
-      causeTransitionId: o.transitionId,
-    })),
+  const opens = authorized.flatMap((x) =>
+    unauthorizedConditions(x.stored, x, { at, policyDigest: policy.policyDigest ?? null }),
   );
   const written = await replaceAttributions(deps.driver, rows, {
     reviseCondition: (c, cause) => reviseCondition(c, cause, policy),

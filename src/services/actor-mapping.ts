@@ -1,7 +1,7 @@
 import {
+  type ActorMappingSource,
   type ActorMappingEntry,
   resolveActorMapping,
-  type ResolvedActorMapping,
   unknownPrincipalsWarning,
 } from '../model/index.js';
 import type { Logger } from '../log.js';
@@ -15,7 +15,7 @@ import type { TokenStore } from './token-store.js';
  */
 
 /** A source of the resolved mapping, read at each call (the correlation read calls it once per pass). */
-export type ActorMappingSource = () => ResolvedActorMapping;
+export type { ActorMappingSource };
 
 export function actorMappingSource(
   actors: readonly ActorMappingEntry[],

@@ -1,8 +1,8 @@
-import { resolveConditionsTx } from '../graph/conditions.js';
-import { writeWithAudit } from '../graph/audit.js';
 import { badInput, type ConditionRecord, notFound } from '../model/index.js';
+import { DEFAULT_CONDITION_POLICY } from '../pipeline/conditions.js';
+import { writeConditionsWith } from '../scheduler/condition-write.js';
 import { audited } from './audit.js';
-import { nowOf, type ServiceDeps } from './deps.js';
+import { nowOf, pipelineDeps, type ServiceDeps } from './deps.js';
 import { assertCan, type Principal } from './permissions.js';
 import { resolveInputRef } from './resources.js';
 
@@ -44,18 +44,28 @@ export async function reviewUnauthorizedAction(
       if (note.length > MAX_REVIEW_NOTE) throw badInput('note', `at most ${MAX_REVIEW_NOTE} characters`);
       const resource = await resolveInputRef(deps, args.resourceId, 'resourceId');
       target = resource.id;
-      const [resolved] = await writeWithAudit(
+      // Through the health scheduler's condition write (one of the two doors conditions are written
+      // through), with the audit line in the same transaction.
+      const [resolved] = await writeConditionsWith<ConditionRecord[]>(
         deps.driver,
-        (tx) =>
-          resolveConditionsTx(tx, [
-            {
-              resourceId: resource.id,
-              type: 'unauthorized_action',
-              at: nowOf(deps),
-              evidence: { reviewedBy: principal.name, note },
-            },
-          ]),
-        (rows) => (rows.length > 0 ? ok.entry(`resolved ${rows[0]!.id}`) : null),
+        pipelineDeps(deps).conditions ?? DEFAULT_CONDITION_POLICY,
+        // Only an operator gets here (approval:decide).
+        { name: principal.name, role: 'operator' },
+        {
+          plan: () =>
+            Promise.resolve({
+              resolve: [
+                {
+                  resourceId: resource.id,
+                  type: 'unauthorized_action' as const,
+                  at: nowOf(deps),
+                  evidence: { reviewedBy: principal.name, note },
+                },
+              ],
+            }),
+          finish: (_tx, written) => Promise.resolve(written.resolved),
+          audit: (rows) => (rows.length > 0 ? ok.entry(`resolved ${rows[0]!.id}`) : null),
+        },
       );
       if (!resolved) throw notFound('resourceId', `an open unauthorized_action condition on ${resource.id}`);
       return resolved;

@@ -154,10 +154,7 @@ export async function recordTransitions(
       const result = empty();
       const createdIds = await storeTransitions(tx, transitions, now, result);
       const ops = (options.conditions ?? []).filter((o) => createdIds.has(o.transitionId));
-      const opened = await openConditionsTx(
-        tx,
-        ops.filter((o) => o.op === 'open').map((o) => ({ ...o, causeTransitionId: o.transitionId })),
-      );
+      const opened = await openCausedConditionsTx(tx, ops);
       result.conditions.opened = opened.filter((c) => c.opened).map((c) => c.condition.id);
       const resolved = await resolveConditionsTx(
         tx,
@@ -220,6 +217,20 @@ async function storeTransitions(
     result.created = result.created.map((t, i) => ({ ...t, sequence: fed[i]!.seq }));
   }
   return createdIds;
+}
+
+/**
+ * Opens the conditions transitions cause (the `open` ops), each linked to its transition: the
+ * observation's door for conditions, used by a pass and by a re-explanation (reexplain.ts).
+ */
+export function openCausedConditionsTx(
+  tx: ManagedTransaction,
+  ops: readonly TransitionConditionOp[],
+): Promise<Array<{ condition: ConditionRecord; opened: boolean }>> {
+  return openConditionsTx(
+    tx,
+    ops.filter((o) => o.op === 'open').map((o) => ({ ...o, causeTransitionId: o.transitionId })),
+  );
 }
 
 /** Opens and resolves the pass's own conditions; caused opens first read the change they follow. */

@@ -13,12 +13,11 @@ import type {
   TransitionRecord,
 } from '../../model/index.js';
 import { writeAuditTx, type AuditInput } from '../audit.js';
-import { type ConditionOpen, openConditionsTx } from '../conditions.js';
 import { reattributeConditionsTx, type ConditionRevision, type RevisedCondition } from '../condition-reattribution.js';
 import { int, isoNow } from '../db/statements.js';
 import { appendFeedTx } from '../feed.js';
 import { transitionFromProperties } from './read.js';
-import { attributionProperties } from './record.js';
+import { attributionProperties, openCausedConditionsTx, type TransitionConditionOp } from './record.js';
 
 /** Transitions of a source whose attribution says the log was not read, oldest first (at most `limit`). */
 export async function transitionsAwaitingLog(
@@ -45,8 +44,9 @@ export async function transitionsWithLateEvents(
   input: { source: string; since: string; windowSeconds: number; toleranceSeconds: number; limit: number },
 ): Promise<TransitionRecord[]> {
   const { records } = await driver.executeQuery(
-    `MATCH (t:Transition) WHERE t.unknownReason = 'no_record' AND t.resourceId STARTS WITH $prefix
-       AND t.observedAt >= datetime($since)
+    // The last hour's transitions by time (few), not every no_record ever answered (many).
+    `MATCH (t:Transition) USING INDEX t:Transition(observedAt)
+     WHERE t.observedAt >= datetime($since) AND t.unknownReason = 'no_record' AND t.resourceId STARTS WITH $prefix
        AND EXISTS {
          MATCH (e:Event) WHERE e.resourceId = t.resourceId
            AND e.startedAt >= t.observedAt - duration({seconds: $window})
@@ -85,7 +85,7 @@ export interface ReattributionOptions {
   /** Audit lines for the revised conditions (suppression decisions), written with them. */
   auditOf?: (revised: readonly RevisedCondition[]) => AuditInput[];
   /** Conditions the new answers open (an agent's change found unauthorized): only for transitions replaced. */
-  opens?: readonly ConditionOpen[];
+  opens?: readonly TransitionConditionOp[];
   now?: string;
 }
 
@@ -144,9 +144,9 @@ export async function replaceAttributions(
         : [];
       if (options.auditOf) await writeAuditTx(tx, options.auditOf(conditions));
       const replacedIds = new Set(transitions.map((t) => t.id));
-      await openConditionsTx(
+      await openCausedConditionsTx(
         tx,
-        (options.opens ?? []).filter((o) => o.causeTransitionId && replacedIds.has(o.causeTransitionId)),
+        (options.opens ?? []).filter((o) => replacedIds.has(o.transitionId)),
       );
       return { transitions, conditions };
     });

@@ -80,6 +80,10 @@ const SAMPLES: Record<string, { mcp: Record<string, unknown>; graphql: Record<st
   },
   health_summary: { mcp: {}, graphql: {} },
   open_conditions: { mcp: {}, graphql: {} },
+  review_unauthorized_action: {
+    mcp: { resourceId: 'vm:web01', note: 'asked the agent' },
+    graphql: { resourceId: 'vm:web01', note: 'asked the agent' },
+  },
   list_checks: { mcp: { resourceId: 'vm:web01' }, graphql: { resourceId: 'vm:web01' } },
   create_relationship: {
     mcp: { source: 'service:shop', target: 'service:dns', type: 'DEPENDS_ON' },
