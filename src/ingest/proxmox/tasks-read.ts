@@ -39,6 +39,12 @@ export interface NodeTaskRead {
   rechecked: number;
   /** When the list was asked for (epoch seconds): a complete read covers task starts in [since, readAt]. */
   readAt: number;
+  /**
+   * The same to the millisecond: what the coverage records as its end. A read sent later in the
+   * second a change was seen in (a top-up just after the inventory) covers it, one sent earlier in
+   * that second does not. Absent: the whole second `readAt`.
+   */
+  readAtMs?: number;
   /** A read cut short still proves [coveredFrom, readAt] (see truncatedCoverFrom); null: nothing. */
   coveredFrom?: number | null;
   /** Why the read is not complete (recorded as a gap in the node's log coverage); null when complete. */
@@ -114,7 +120,8 @@ export async function readNode(
   const scope = `${report.scope}/node/${node}`;
   const streamId = taskCursorId(cluster, node);
   const cursor = await getIngestCursor(driver, streamId);
-  const nowSeconds = Math.floor((options.now?.() ?? DateTime.utc()).toSeconds());
+  const asked = options.now?.() ?? DateTime.utc();
+  const nowSeconds = Math.floor(asked.toSeconds());
   const since = options.since ?? taskListSince(cursor?.position ?? null, nowSeconds, options);
   const o = { pageSize: options.pageSize ?? 500, maxPages: options.maxPages ?? 20 };
   const path = `/nodes/${node}/tasks`;
@@ -172,6 +179,7 @@ export async function readNode(
     cursor: complete ? advanceTaskCursor(cursor?.position ?? null, since, startList) : null,
     rechecked,
     readAt: nowSeconds,
+    readAtMs: asked.toMillis(),
     coveredFrom: answered && !complete ? truncatedCoverFrom(entries, since, nowSeconds) : null,
     gap,
     clockAheadSeconds: complete ? clockOffsetOf(ahead, behind) : null,
@@ -199,7 +207,8 @@ export function logReadOf(cluster: string, apiUrl: string, n: NodeTaskRead): Log
     apiUrl,
     provider: 'proxmox' as const,
   };
-  const to = isoOfSeconds(Math.max(n.since, n.readAt));
+  const toMs = Math.max(n.since * 1000, n.readAtMs ?? n.readAt * 1000);
+  const to = DateTime.fromMillis(toMs, { zone: 'utc' }).toISO()!;
   const window = { from: isoOfSeconds(n.since), to };
   if (n.complete) return { ...base, complete: window, clockOffsetSeconds: n.clockAheadSeconds };
   const gap = n.gap ?? { reason: 'task_stage_failed' as const, detail: 'the read did not complete' };

@@ -40,7 +40,10 @@ async function auditSince(from: string) {
     ...(await auditOf(driver, agent)),
     ...(await auditOf(driver, { name: temp, role: 'agent' })),
   ];
-  return lines.filter((a) => a.at >= from).sort((a, b) => a.at.localeCompare(b.at));
+  // Compared as times, not as text: ISO-8601 from Neo4j drops trailing zeros of the fraction
+  // ("…:01.4Z" is 01.400), so "…:01.4Z" >= "…:01.450Z" as text, though it is earlier.
+  const ms = (iso: string) => Date.parse(iso);
+  return lines.filter((a) => ms(a.at) >= ms(from)).sort((a, b) => ms(a.at) - ms(b.at));
 }
 
 function refusal(fn: () => unknown): AitiaError {
