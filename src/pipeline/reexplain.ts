@@ -61,12 +61,12 @@ export async function reexplainAwaitingLog(
 ): Promise<TransitionRecord[]> {
   const s: CorrelatorSettings = { ...DEFAULT_CORRELATOR_SETTINGS, ...deps.correlator };
   const limit = options.limit ?? REEXPLAIN_LIMIT;
+  // One clock for the pass: the late-event look-back and the conditions it opens.
+  const now = options.now ? DateTime.fromISO(options.now, { zone: 'utc' }) : DateTime.utc();
   const notRead = await transitionsAwaitingLog(deps.driver, { source, limit });
   const late = await transitionsWithLateEvents(deps.driver, {
     source,
-    since: DateTime.fromISO(options.now ?? DateTime.utc().toISO(), { zone: 'utc' })
-      .minus({ hours: LATE_EVENT_HOURS })
-      .toISO()!,
+    since: now.minus({ hours: LATE_EVENT_HOURS }).toISO()!,
     windowSeconds: s.lookbackSeconds + s.maxChangeIntervalSeconds,
     toleranceSeconds: s.clockSkewSeconds,
     limit,
@@ -83,7 +83,7 @@ export async function reexplainAwaitingLog(
   const authorized = changed.map((x, i) => ({ ...x, ...answers[i]! }));
   const rows = authorized.map((x) => decide(x, deps.suppression));
   const policy: ConditionPolicy = { ...DEFAULT_CONDITION_POLICY, suppression: deps.suppression, ...deps.conditions };
-  const at = options.now ?? DateTime.utc().toISO({ suppressMilliseconds: true });
+  const at = now.toISO({ suppressMilliseconds: true })!;
   const opens = authorized.flatMap((x) =>
     unauthorizedConditions(x.stored, x, { at, policyDigest: policy.policyDigest ?? null }),
   );
