@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import {
   type Attribution,
   type ConsumedEvent,
@@ -9,6 +8,7 @@ import {
 import { systemActorFor } from './actors.js';
 import { describeEvent, toAttributionEvent, whenPhrase } from './describe.js';
 import { followRequests } from './request-chains.js';
+import { utcIso } from '../src/model/iso-millis.js';
 import { compareCandidates, type PlacedEvent, placeEvent, toMillis } from './timing.js';
 import { causeRanks, OUTCOME_RANK } from './transition-table.js';
 import { type AttributeOptions, DEFAULT_ATTRIBUTE_OPTIONS, type TransitionTable } from './types.js';
@@ -37,7 +37,7 @@ function changeInterval(
   const previousMs = toMillis(t.previousObservedAt);
   if (previousMs === null || previousMs >= observedMs) return { fromMs: observedMs, since: null, capped: false };
   const fromMs = Math.max(previousMs, observedMs - opts.maxChangeIntervalSeconds * 1000);
-  const since = DateTime.fromMillis(previousMs, { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
+  const since = utcIso(previousMs, { suppressMilliseconds: true });
   return { fromMs, since, capped: fromMs > previousMs };
 }
 

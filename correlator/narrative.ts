@@ -5,6 +5,7 @@ import { providerWord, quoteProviderText, statusPhrase } from '../src/model/prov
 import { unknownSentence } from './unknown-narrative.js';
 import { authorizedPhrase, unauthorizedPhrase } from './authorization-narrative.js';
 import { creditedEventOf } from './authorization.js';
+import { fixedOffsetStamp, isoMillis } from '../src/model/iso-millis.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/index.js';
 
 /** What the narrative names: kind, display name and id of the resource. */
@@ -28,18 +29,36 @@ interface Clock {
   short(iso: string): string;
 }
 
+const STAMP = 'yyyy-MM-dd HH:mm:ss';
+/** What luxon writes for a time it cannot read (an unparseable end): kept, so the text is unchanged. */
+const INVALID = 'Invalid DateTime';
+
 function clockFor(zone: string, observedAt: string): Clock | string {
-  const observed = DateTime.fromISO(observedAt, { setZone: true });
-  if (!observed.isValid) return `observedAt ${JSON.stringify(observedAt)} is not an ISO-8601 time`;
-  const local = observed.setZone(zone);
+  const observedMs = isoMillis(observedAt);
+  if (observedMs === null) return `observedAt ${JSON.stringify(observedAt)} is not an ISO-8601 time`;
+  const local = DateTime.fromMillis(observedMs, { zone });
   if (!local.isValid) return `unknown time zone ${JSON.stringify(zone)}`;
   const label = zone.toUpperCase() === 'UTC' ? 'UTC' : `${local.zoneName} (UTC${local.toFormat('ZZ')})`;
-  const at = (iso: string) => DateTime.fromISO(iso, { setZone: true }).setZone(zone);
+  // A zone of constant offset (UTC, the stored narrative's) is written from the epoch ms directly;
+  // a zone with daylight saving time, and years Date writes otherwise, by luxon.
+  const offset = local.zone.isUniversal ? local.offset : null;
+  const stampOf = (ms: number) => (offset === null ? null : fixedOffsetStamp(ms, offset));
+  const day = stampOf(observedMs)?.slice(0, 10) ?? null;
+  const at = (ms: number) => DateTime.fromMillis(ms, { zone: local.zone });
   return {
     label,
-    full: (iso) => at(iso).toFormat('yyyy-MM-dd HH:mm:ss'),
-    short: (iso) =>
-      at(iso).hasSame(local, 'day') ? at(iso).toFormat('HH:mm:ss') : at(iso).toFormat('yyyy-MM-dd HH:mm:ss'),
+    full: (iso) => {
+      const ms = isoMillis(iso);
+      return ms === null ? INVALID : (stampOf(ms) ?? at(ms).toFormat(STAMP));
+    },
+    short: (iso) => {
+      const ms = isoMillis(iso);
+      if (ms === null) return INVALID;
+      const stamp = day === null ? null : stampOf(ms);
+      if (stamp !== null) return stamp.slice(0, 10) === day ? stamp.slice(11) : stamp;
+      const t = at(ms);
+      return t.hasSame(local, 'day') ? t.toFormat('HH:mm:ss') : t.toFormat(STAMP);
+    },
   };
 }
 

@@ -1,11 +1,9 @@
-import { DateTime } from 'luxon';
 import type { EventRecord } from '../src/model/events.js';
+import { isoMillis } from '../src/model/iso-millis.js';
 
 /** Milliseconds since the epoch of an ISO-8601 time, or null when it does not parse. */
 export function toMillis(iso: string | null | undefined): number | null {
-  if (!iso) return null;
-  const dt = DateTime.fromISO(iso, { setZone: true });
-  return dt.isValid ? dt.toMillis() : null;
+  return isoMillis(iso);
 }
 
 /**

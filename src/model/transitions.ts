@@ -1,8 +1,8 @@
-import { DateTime } from 'luxon';
 import type { ActorKind, AttributionConfidence, EventRecord, EventType, StatusClass } from './events.js';
 import type { Kind } from './kinds.js';
 import type { UnknownBecause } from './coverage.js';
 import type { AttributionAuthorization, UnauthorizedAction } from './authorizations.js';
+import { isoMillis } from './iso-millis.js';
 
 /**
  * The domain of an observed state change: the change itself, its attribution (who or what caused
@@ -193,6 +193,7 @@ export interface PastAttribution {
  * (`proxmox:lab/qemu/101#running>stopped@1778724511000`). The same observation stored twice is one.
  */
 export function transitionId(t: { resourceId: string; from: string; to: string; observedAt: string }): string {
-  const ms = DateTime.fromISO(t.observedAt, { setZone: true }).toMillis();
+  // NaN (`…@NaN`) for an unparseable time, as luxon's invalid DateTime gives.
+  const ms = isoMillis(t.observedAt) ?? Number.NaN;
   return `${t.resourceId}#${t.from}>${t.to}@${ms}`;
 }

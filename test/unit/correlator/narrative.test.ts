@@ -138,6 +138,72 @@ describe('narrate: none says unknown and invents nothing', () => {
   });
 });
 
+describe("narrate: the clock's times, whatever zone the texts carry", () => {
+  const timed = (startedAt: string, endedAt: string | null): EventRecord => ({ ...stop, startedAt, endedAt });
+  it.each<[string, string, string, string | null, string, string]>([
+    [
+      'the last millisecond of the day: seconds, never rounded up',
+      '2026-05-14T23:59:59.999Z',
+      '2026-05-14T23:59:58Z',
+      '2026-05-14T23:59:59.5Z',
+      'UTC',
+      'at 2026-05-14 23:59:59 UTC. Stopped by alice@pve — task qmstop (ID), 23:59:58–23:59:59 UTC, OK.',
+    ],
+    [
+      'a start the day before the observation shows its date',
+      '2026-05-15T00:00:00.001Z',
+      '2026-05-14T23:59:59.999Z',
+      '2026-05-15T00:00:00Z',
+      'UTC',
+      'at 2026-05-15 00:00:00 UTC. Stopped by alice@pve — task qmstop (ID), 2026-05-14 23:59:59–00:00:00 UTC, OK.',
+    ],
+    [
+      'offsets in the texts are written in UTC',
+      '2026-05-14T04:08:31+02:00',
+      '2026-05-14T04:08:29+02:00',
+      '2026-05-13T21:08:30-05:00',
+      'UTC',
+      'at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (ID), 02:08:29–02:08:30 UTC, OK.',
+    ],
+    [
+      'fraction digits past the millisecond are cut',
+      '2026-05-14T02:08:31.9999Z',
+      '2026-05-14T02:08:29.9999Z',
+      '2026-05-14T02:08:30.0001Z',
+      'utc',
+      'at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (ID), 02:08:29–02:08:30 UTC, OK.',
+    ],
+    [
+      'a fixed-offset zone across midnight',
+      '2026-05-14T22:00:05Z',
+      '2026-05-14T21:59:59Z',
+      '2026-05-14T22:00:01Z',
+      'UTC+2',
+      'at 2026-05-15 00:00:05 UTC+2 (UTC+02:00). Stopped by alice@pve — task qmstop (ID), 2026-05-14 23:59:59–00:00:01 UTC+2 (UTC+02:00), OK.',
+    ],
+    [
+      'Etc/UTC is a zone of its own name',
+      '2026-05-14T02:08:31Z',
+      '2026-05-14T02:08:29Z',
+      '2026-05-14T02:08:30Z',
+      'Etc/UTC',
+      'at 2026-05-14 02:08:31 Etc/UTC (UTC+00:00). Stopped by alice@pve — task qmstop (ID), 02:08:29–02:08:30 Etc/UTC (UTC+00:00), OK.',
+    ],
+    [
+      'an end luxon cannot read is written as luxon writes it',
+      '2026-05-14T02:08:31Z',
+      '2026-05-14T02:08:29Z',
+      'soon',
+      'UTC',
+      'at 2026-05-14 02:08:31 UTC. Stopped by alice@pve — task qmstop (ID), 02:08:29–Invalid DateTime UTC, OK.',
+    ],
+  ])('%s', (_name, observedAt, startedAt, endedAt, zone, expected) => {
+    const t: Transition = { ...vmTransition('running', 'stopped'), observedAt };
+    const r = story(t, [timed(startedAt, endedAt)], zone);
+    expect(r.ok && r.text).toContain(expected.replace('ID', stop.id));
+  });
+});
+
 describe('narrate: errors', () => {
   it('an invalid zone is an error naming the zone', () => {
     const r = story(vmTransition('running', 'stopped'), [stop], 'Mars/Olympus_Mons');
