@@ -9,34 +9,66 @@ import { DateTime } from 'luxon';
  * test/unit/model/iso-millis.test.ts holds the two against each other.
  */
 
-// Four-digit year (luxon reads two-digit years apart), 1–9 fraction digits, Z or ±HH:MM.
-const CANONICAL = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d\d):(\d\d))$/;
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const [ZERO, DASH, COLON, DOT, PLUS, T, Z] = ['0', '-', ':', '.', '+', 'T', 'Z'].map((c) => c.charCodeAt(0)) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 
-/** The canonical shape read directly; undefined when luxon must decide. */
+/** The two-digit number at `i`, or NaN when either is not a digit (NaN fails every range check). */
+function two(text: string, i: number): number {
+  const a = text.charCodeAt(i) - ZERO;
+  const b = text.charCodeAt(i + 1) - ZERO;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : Number.NaN;
+}
+
+/**
+ * `yyyy-MM-ddTHH:mm:ss`, then 1–9 fraction digits after a dot, then `Z` or `±HH:MM`, read by
+ * character (no regex match, no substrings: this is the hot loop); undefined when luxon must decide.
+ */
 function canonicalMillis(text: string): number | undefined {
-  const m = CANONICAL.exec(text);
-  if (!m) return undefined;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = Number(m[6]);
+  const n = text.length;
+  if (n < 20 || n > 35) return undefined;
+  const year = two(text, 0) * 100 + two(text, 2);
+  const month = two(text, 5);
+  const day = two(text, 8);
+  const hour = two(text, 11);
+  const minute = two(text, 14);
+  const second = two(text, 17);
+  const shape =
+    text.charCodeAt(4) === DASH &&
+    text.charCodeAt(7) === DASH &&
+    text.charCodeAt(10) === T &&
+    text.charCodeAt(13) === COLON &&
+    text.charCodeAt(16) === COLON;
   // Hour 24, second 60, years before 1000 (luxon's 0–99 rule) and odd offsets are luxon's to judge.
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (!shape || !(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59))
+    return undefined;
   if (day > (month === 2 && leap(year) ? 29 : DAYS[month - 1]!)) return undefined;
-  // Luxon's own reading of a fraction (impl/util parseMillis): floor, not round.
-  const millis = m[7] === undefined ? 0 : Math.floor(parseFloat(`0.${m[7]}`) * 1000);
-  let offset = 0;
-  if (m[8] === undefined) {
-    const h = Number(m[10]);
-    const min = Number(m[11]);
-    if (h > 23 || min > 59) return undefined;
-    offset = (m[9] === '-' ? -1 : 1) * (h * 60 + min);
+  let i = 19;
+  let millis = 0;
+  if (text.charCodeAt(i) === DOT) {
+    let j = i + 1;
+    while (j < n && j - i <= 9 && text.charCodeAt(j) - ZERO >= 0 && text.charCodeAt(j) - ZERO <= 9) j++;
+    if (j === i + 1) return undefined;
+    // Luxon's own reading of a fraction (impl/util parseMillis): a float, floored, not the digits cut.
+    millis = Math.floor(parseFloat(`0.${text.slice(i + 1, j)}`) * 1000);
+    i = j;
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  const sign = text.charCodeAt(i);
+  if (sign === Z) return i + 1 === n ? local : undefined;
+  if (!((sign === PLUS || sign === DASH) && i + 6 === n && text.charCodeAt(i + 3) === COLON)) return undefined;
+  const h = two(text, i + 1);
+  const m = two(text, i + 4);
+  if (!(h <= 23 && m <= 59)) return undefined;
+  return local - (sign === DASH ? -1 : 1) * (h * 60 + m) * 60_000;
 }
 
 /**

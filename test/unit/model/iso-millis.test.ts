@@ -76,6 +76,26 @@ describe('isoMillis: epoch ms of an ISO-8601 text, as luxon reads it', () => {
       expect(isoMillis(text), text).toBe(luxonMillis(text));
     }
   });
+
+  it('agrees with luxon on 20,000 texts one character off the canonical shape', () => {
+    const r = rng(36);
+    const chars = '0123456789-:T.Z+z ,t';
+    const seeds = ['2026-05-14T02:08:29Z', '2024-02-29T23:59:59.999Z', '2026-05-14T04:08:29.5+02:00'];
+    for (let i = 0; i < 20_000; i++) {
+      const seed = seeds[i % seeds.length]!;
+      const at = Math.floor(r() * (seed.length + 1));
+      const c = chars[Math.floor(r() * chars.length)]!;
+      const op = r();
+      // Replace, insert or delete one character.
+      const text =
+        op < 0.5
+          ? seed.slice(0, at) + c + seed.slice(at + 1)
+          : op < 0.8
+            ? seed.slice(0, at) + c + seed.slice(at)
+            : seed.slice(0, at) + seed.slice(at + 1);
+      expect(isoMillis(text), text).toBe(luxonMillis(text));
+    }
+  });
 });
 
 describe('utcIso: epoch ms as luxon writes them in UTC', () => {
