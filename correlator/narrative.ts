@@ -36,15 +36,18 @@ const INVALID = 'Invalid DateTime';
 function clockFor(zone: string, observedAt: string): Clock | string {
   const observedMs = isoMillis(observedAt);
   if (observedMs === null) return `observedAt ${JSON.stringify(observedAt)} is not an ISO-8601 time`;
-  const local = DateTime.fromMillis(observedMs, { zone });
-  if (!local.isValid) return `unknown time zone ${JSON.stringify(zone)}`;
-  const label = zone.toUpperCase() === 'UTC' ? 'UTC' : `${local.zoneName} (UTC${local.toFormat('ZZ')})`;
-  // A zone of constant offset (UTC, the stored narrative's) is written from the epoch ms directly;
-  // a zone with daylight saving time, and years Date writes otherwise, by luxon.
-  const offset = local.zone.isUniversal ? local.offset : null;
+  // UTC, the stored narrative's zone (luxon reads `utc` in any case as offset 0), needs no DateTime.
+  const utc = zone.toUpperCase() === 'UTC';
+  let zoned: DateTime | null = null;
+  const local = () => (zoned ??= DateTime.fromMillis(observedMs, { zone }));
+  if (!utc && !local().isValid) return `unknown time zone ${JSON.stringify(zone)}`;
+  const label = utc ? 'UTC' : `${local().zoneName} (UTC${local().toFormat('ZZ')})`;
+  // A zone of constant offset is written from the epoch ms directly; a zone with daylight saving
+  // time, and years Date writes otherwise, by luxon.
+  const offset = utc ? 0 : local().zone.isUniversal ? local().offset : null;
   const stampOf = (ms: number) => (offset === null ? null : fixedOffsetStamp(ms, offset));
   const day = stampOf(observedMs)?.slice(0, 10) ?? null;
-  const at = (ms: number) => DateTime.fromMillis(ms, { zone: local.zone });
+  const at = (ms: number) => DateTime.fromMillis(ms, { zone: local().zone });
   return {
     label,
     full: (iso) => {
@@ -57,7 +60,7 @@ function clockFor(zone: string, observedAt: string): Clock | string {
       const stamp = day === null ? null : stampOf(ms);
       if (stamp !== null) return stamp.slice(0, 10) === day ? stamp.slice(11) : stamp;
       const t = at(ms);
-      return t.hasSame(local, 'day') ? t.toFormat('HH:mm:ss') : t.toFormat(STAMP);
+      return t.hasSame(local(), 'day') ? t.toFormat('HH:mm:ss') : t.toFormat(STAMP);
     },
   };
 }

@@ -190,6 +190,14 @@ describe("narrate: the clock's times, whatever zone the texts carry", () => {
       'at 2026-05-14 02:08:31 Etc/UTC (UTC+00:00). Stopped by alice@pve — task qmstop (ID), 02:08:29–02:08:30 Etc/UTC (UTC+00:00), OK.',
     ],
     [
+      'a year past 9999 is written by luxon',
+      '+010000-01-01T00:00:05Z',
+      '9999-12-31T23:59:59Z',
+      '+010000-01-01T00:00:01Z',
+      'UTC',
+      'at 10000-01-01 00:00:05 UTC. Stopped by alice@pve — task qmstop (ID), 9999-12-31 23:59:59–00:00:01 UTC, OK.',
+    ],
+    [
       'an end luxon cannot read is written as luxon writes it',
       '2026-05-14T02:08:31Z',
       '2026-05-14T02:08:29Z',
