@@ -1,11 +1,10 @@
-import { DateTime } from 'luxon';
 import { recordNoun, whenPhrase } from './describe.js';
 import { REQUEST_CHAINS } from './request-chains.js';
 import { providerWord, quoteProviderText, statusPhrase } from '../src/model/provider-text.js';
 import { unknownSentence } from './unknown-narrative.js';
 import { authorizedPhrase, unauthorizedPhrase } from './authorization-narrative.js';
 import { creditedEventOf } from './authorization.js';
-import { fixedOffsetStamp, isoMillis } from '../src/model/iso-millis.js';
+import { type Clock, clockFor } from './narrative-clock.js';
 import type { Attribution, AttributionEvent, Transition } from '../src/model/index.js';
 
 /** What the narrative names: kind, display name and id of the resource. */
@@ -21,49 +20,6 @@ export interface NarrativeOptions {
 }
 
 export type NarrativeResult = { ok: true; text: string; zone: string } | { ok: false; reason: string };
-
-/** Renders times in one zone: full date for the observation, time only for events on the same day. */
-interface Clock {
-  label: string;
-  full(iso: string): string;
-  short(iso: string): string;
-}
-
-const STAMP = 'yyyy-MM-dd HH:mm:ss';
-/** What luxon writes for a time it cannot read (an unparseable end): kept, so the text is unchanged. */
-const INVALID = 'Invalid DateTime';
-
-function clockFor(zone: string, observedAt: string): Clock | string {
-  const observedMs = isoMillis(observedAt);
-  if (observedMs === null) return `observedAt ${JSON.stringify(observedAt)} is not an ISO-8601 time`;
-  // UTC, the stored narrative's zone (luxon reads `utc` in any case as offset 0), needs no DateTime.
-  const utc = zone.toUpperCase() === 'UTC';
-  let zoned: DateTime | null = null;
-  const local = () => (zoned ??= DateTime.fromMillis(observedMs, { zone }));
-  if (!utc && !local().isValid) return `unknown time zone ${JSON.stringify(zone)}`;
-  const label = utc ? 'UTC' : `${local().zoneName} (UTC${local().toFormat('ZZ')})`;
-  // A zone of constant offset is written from the epoch ms directly; a zone with daylight saving
-  // time, and years Date writes otherwise, by luxon.
-  const offset = utc ? 0 : local().zone.isUniversal ? local().offset : null;
-  const stampOf = (ms: number) => (offset === null ? null : fixedOffsetStamp(ms, offset));
-  const day = stampOf(observedMs)?.slice(0, 10) ?? null;
-  const at = (ms: number) => DateTime.fromMillis(ms, { zone: local().zone });
-  return {
-    label,
-    full: (iso) => {
-      const ms = isoMillis(iso);
-      return ms === null ? INVALID : (stampOf(ms) ?? at(ms).toFormat(STAMP));
-    },
-    short: (iso) => {
-      const ms = isoMillis(iso);
-      if (ms === null) return INVALID;
-      const stamp = day === null ? null : stampOf(ms);
-      if (stamp !== null) return stamp.slice(0, 10) === day ? stamp.slice(11) : stamp;
-      const t = at(ms);
-      return t.hasSame(local(), 'day') ? t.toFormat('HH:mm:ss') : t.toFormat(STAMP);
-    },
-  };
-}
 
 function statusWords(e: AttributionEvent): string | null {
   switch (e.statusClass) {
