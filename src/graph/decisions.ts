@@ -31,7 +31,7 @@ const CREATE_DECISION = `CREATE (d:Decision) SET d = row.d, d.at = datetime(row.
  * resolves once this one's has committed.
  */
 export async function recordDecision(driver: Driver, d: StoredDecision, audit?: AuditInput): Promise<void> {
-  await groupCommit(driver, 'decision', CREATE_DECISION, { d, audit: audit ? completeEntry(audit) : null });
+  await groupCommit(driver, 'decision', CREATE_DECISION, { d, audit: audit ? completeEntry(audit) : null }, ['id']);
 }
 
 /** One recorded decision, or null. */

@@ -179,7 +179,7 @@ export async function createRelationship(
     now: isoNow(),
     audit: audit ? completeEntry(audit()) : null,
   };
-  const [rec] = await groupCommit(driver, 'relationship', declareCypher(type.data), row);
+  const [rec] = await groupCommit(driver, 'relationship', declareCypher(type.data), row, ['edge', 'created']);
   if (rec) return { relationship: edgeFromRow(rec.get('edge')), created: Boolean(rec.get('created')) };
   // Nothing matched: which end is gone or refused, read (a refusal's path only).
   const kinds = await kindsOf(driver, [edge.fromId, edge.toId]);

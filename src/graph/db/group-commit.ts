@@ -1,4 +1,4 @@
-import type { Driver, Record as Neo4jRecord } from 'neo4j-driver';
+import neo4j, { type Driver, isRetryableError, Record as Neo4jRecord } from 'neo4j-driver';
 import { isStatementError } from './shared-statement.js';
 import { num } from './statements.js';
 
@@ -14,7 +14,14 @@ import { num } from './statements.js';
  * nothing is acknowledged that is not stored. Under load most of a small write's cost is per
  * transaction (Bolt round trips, the commit's log flush), so a gate decision record and its audit
  * line cost one row of a shared commit instead of a commit each; a declared edge written meanwhile
- * commits in the same transaction, by its own statement.
+ * commits in the same transaction.
+ *
+ * The batch is one auto-commit statement, one Bolt round trip (a managed transaction is two:
+ * BEGIN+RUN+PULL, then COMMIT): every text written so far (up to MERGED_TEXTS, in the order first
+ * written) is a `CALL` of its own reading `$rows<k>`, the texts a batch does not hold sent no rows,
+ * so Neo4j plans one text whatever the batch's mix (again only when a text joins). Each text names
+ * the columns its caller reads, which come back as one list per text. A batch holding a text past
+ * MERGED_TEXTS is a managed transaction, a statement per text, pipelined.
  *
  * A driver has at most `maxInFlight` of these transactions in flight; callers arriving meanwhile
  * wait for the next one (at most `maxBatch` rows), so an idle service writes at once (a lone caller:
@@ -33,7 +40,7 @@ export interface GroupCommitBounds {
   maxInFlight: number;
 }
 
-const DEFAULT_BOUNDS: GroupCommitBounds = { maxBatch: 100, maxInFlight: 2 };
+const DEFAULT_BOUNDS: GroupCommitBounds = { maxBatch: 100, maxInFlight: 8 };
 let bounds: GroupCommitBounds = DEFAULT_BOUNDS;
 
 /** Sets the bounds (bench:load compares them); no argument restores the defaults. */
@@ -45,8 +52,20 @@ export function setGroupCommitBounds(b: Partial<GroupCommitBounds> = DEFAULT_BOU
   bounds = next;
 }
 
+/** A write text as group commit runs it: batched alone, and its place in the merged statement. */
+interface WriteText {
+  batched: string;
+  cypher: string;
+  columns: readonly string[];
+  /** Its index among the merged texts; null past MERGED_TEXTS. */
+  slot: number | null;
+}
+
+/** Texts the merged statement holds at most; more are planned as one statement each. */
+const MERGED_TEXTS = 8;
+
 interface Waiter {
-  text: string;
+  text: WriteText;
   label: string;
   row: Record<string, unknown>;
   resolve: (records: Neo4jRecord[]) => void;
@@ -76,7 +95,8 @@ export interface GroupCommitStats {
 
 const queues = new WeakMap<Driver, Queue>();
 const statsByDriver = new WeakMap<Driver, Map<string, GroupCommitStats>>();
-const batchedTexts = new Map<string, string>();
+const texts = new Map<string, WriteText>();
+let merged: { text: string; slots: WriteText[] } = { text: '', slots: [] };
 
 /** The counters of every label written through `driver` so far (a copy). */
 export function groupCommitStats(driver: Driver): Map<string, GroupCommitStats> {
@@ -86,23 +106,23 @@ export function groupCommitStats(driver: Driver): Map<string, GroupCommitStats> 
 }
 
 /**
- * Writes `row` through the write `cypher` (which reads it as `row` and ends in RETURN), in one
- * transaction with concurrent callers; resolves with this row's records once
- * committed. `label` names the writes in {@link groupCommitStats}.
+ * Writes `row` through the write `cypher` (which reads it as `row` and ends in a RETURN of
+ * `columns`, by those names), in one transaction with concurrent callers; resolves with this row's
+ * records once committed. `label` names the writes in {@link groupCommitStats}.
  */
 export function groupCommit(
   driver: Driver,
   label: string,
   cypher: string,
   row: Record<string, unknown>,
+  columns: readonly string[],
 ): Promise<Neo4jRecord[]> {
   let q = queues.get(driver);
   if (!q) queues.set(driver, (q = { waiting: [], inFlight: 0, scheduled: false }));
-  let text = batchedTexts.get(cypher);
-  if (text === undefined) batchedTexts.set(cypher, (text = batchedText(cypher)));
+  const text = writeText(cypher, columns);
   const queue = q;
   return new Promise((resolve, reject) => {
-    queue.waiting.push({ text: text!, label, row, resolve, reject });
+    queue.waiting.push({ text, label, row, resolve, reject });
     // After this turn: every request parsed in the same turn has asked by then.
     if (!queue.scheduled && queue.inFlight < bounds.maxInFlight) {
       queue.scheduled = true;
@@ -114,8 +134,37 @@ export function groupCommit(
   });
 }
 
-function batchedText(cypher: string): string {
-  return `UNWIND range(0, size($rows) - 1) AS __i\nCALL (__i) { WITH $rows[__i] AS row ${cypher} }\nRETURN *`;
+function writeText(cypher: string, columns: readonly string[]): WriteText {
+  const known = texts.get(cypher);
+  if (known) return known;
+  for (const c of columns) {
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(c)) throw new Error(`group commit column ${JSON.stringify(c)}: not a name`);
+  }
+  const slot = merged.slots.length < MERGED_TEXTS ? merged.slots.length : null;
+  const text: WriteText = {
+    batched: `UNWIND range(0, size($rows) - 1) AS __i\nCALL (__i) { WITH $rows[__i] AS row ${cypher} }\nRETURN *`,
+    cypher,
+    columns: [...columns],
+    slot,
+  };
+  texts.set(cypher, text);
+  if (slot !== null) {
+    const slots = [...merged.slots, text];
+    merged = { slots, text: mergedText(slots) };
+  }
+  return text;
+}
+
+/** Every merged text's `CALL`, each answering its rows' columns as `[[i, [values]], …]` in `__r<k>`. */
+function mergedText(slots: readonly WriteText[]): string {
+  const calls = slots.map(
+    (t, k) => `CALL () {
+  UNWIND range(0, size($rows${k}) - 1) AS __i
+  CALL (__i) { WITH $rows${k}[__i] AS row ${t.cypher} }
+  RETURN collect([__i, [${t.columns.join(', ')}]]) AS __r${k}
+}`,
+  );
+  return `${calls.join('\n')}\nRETURN ${slots.map((_, k) => `__r${k}`).join(', ')}`;
 }
 
 function statsOf(driver: Driver, label: string): GroupCommitStats {
@@ -137,39 +186,88 @@ function flush(driver: Driver, q: Queue): void {
   }
 }
 
-/** One transaction of `batch`: a statement per text, its rows in order; each waiter's records. */
+/** One transaction of `batch`: each waiter's records. */
 async function commit(driver: Driver, batch: Waiter[]): Promise<Neo4jRecord[][]> {
-  const byText = new Map<string, number[]>();
+  const labels = [...new Set(batch.map((w) => w.label))].map((l) => statsOf(driver, l));
+  for (const s of labels) s.transactions++;
+  const started = performance.now();
+  try {
+    const onRetry = () => {
+      for (const s of labels) s.retries++;
+    };
+    const byWaiter = batch.every((w) => w.text.slot !== null)
+      ? await commitMerged(driver, batch, onRetry)
+      : await commitPipelined(driver, batch, onRetry);
+    for (const w of batch) statsOf(driver, w.label).rows++;
+    return byWaiter;
+  } finally {
+    const ms = performance.now() - started;
+    for (const s of labels) s.commitMs += ms;
+  }
+}
+
+/** Retries of a transient failure (a deadlock, a leader switch) for this long, as executeWrite does. */
+const RETRY_FOR_MS = 30_000;
+
+/** The batch as the merged statement, auto-committed: one round trip; retried like a managed transaction. */
+async function commitMerged(driver: Driver, batch: Waiter[], onRetry: () => void): Promise<Neo4jRecord[][]> {
+  const { text, slots } = merged;
+  const params: Record<string, unknown[]> = Object.fromEntries(slots.map((_, k) => [`rows${k}`, []]));
+  const members: number[][] = slots.map(() => []);
+  batch.forEach((w, i) => {
+    params[`rows${w.text.slot!}`]!.push(w.row);
+    members[w.text.slot!]!.push(i);
+  });
+  const deadline = performance.now() + RETRY_FOR_MS;
+  for (let delay = 100; ; delay *= 2) {
+    const session = driver.session({
+      defaultAccessMode: neo4j.session.WRITE,
+      bookmarkManager: driver.executeQueryBookmarkManager,
+    });
+    try {
+      const { records } = await session.run(text, params);
+      const byWaiter: Neo4jRecord[][] = batch.map(() => []);
+      slots.forEach((t, k) => {
+        for (const [i, values] of records[0]!.get(`__r${k}`) as Array<[unknown, unknown[]]>) {
+          byWaiter[members[k]![num(i as number)]!]!.push(new Neo4jRecord(t.columns as string[], values));
+        }
+      });
+      return byWaiter;
+    } catch (err) {
+      if (!isRetryableError(err) || performance.now() + delay > deadline) throw err;
+    } finally {
+      await session.close();
+    }
+    onRetry();
+    await new Promise((r) => setTimeout(r, delay * (0.8 + Math.random() * 0.4)));
+  }
+}
+
+/** A statement per text in one managed transaction, pipelined: every one sent before the first answer is awaited. */
+async function commitPipelined(driver: Driver, batch: Waiter[], onRetry: () => void): Promise<Neo4jRecord[][]> {
+  const byText = new Map<WriteText, number[]>();
   batch.forEach((w, i) => {
     const at = byText.get(w.text);
     if (at) at.push(i);
     else byText.set(w.text, [i]);
   });
-  const labels = [...new Set(batch.map((w) => w.label))].map((l) => statsOf(driver, l));
-  for (const s of labels) s.transactions++;
   let attempts = 0;
-  const started = performance.now();
   const session = driver.session({ bookmarkManager: driver.executeQueryBookmarkManager });
   try {
     const byWaiter: Neo4jRecord[][] = batch.map(() => []);
     await session.executeWrite(async (tx) => {
-      if (attempts++ > 0) for (const s of labels) s.retries++;
+      if (attempts++ > 0) onRetry();
       for (const w of byWaiter) w.length = 0;
-      // Pipelined: every text's statement is sent before the first answer is awaited, so a batch of
-      // two texts costs one round trip to Neo4j, not two (the driver runs them in order).
       const runs = [...byText].map(([text, members]) =>
-        tx.run(text, { rows: members.map((i) => batch[i]!.row) }).then(({ records }) => {
+        tx.run(text.batched, { rows: members.map((i) => batch[i]!.row) }).then(({ records }) => {
           for (const r of records) byWaiter[members[num(r.get('__i') as number)]!]!.push(r);
         }),
       );
       const failed = (await Promise.allSettled(runs)).find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
     });
-    for (const w of batch) statsOf(driver, w.label).rows++;
     return byWaiter;
   } finally {
-    const ms = performance.now() - started;
-    for (const s of labels) s.commitMs += ms;
     await session.close();
   }
 }

@@ -42,7 +42,7 @@ describe('group commit', () => {
   it('writes 50 concurrent callers in fewer transactions, each answered with its own row once stored', async () => {
     const before = stats('probe');
     const rows = Array.from({ length: 50 }, (_, i) => ({ id: `${scope}-a${i}`, v: `value ${i}` }));
-    const answers = await Promise.all(rows.map((row) => groupCommit(driver, 'probe', PROBE, row)));
+    const answers = await Promise.all(rows.map((row) => groupCommit(driver, 'probe', PROBE, row, ['id', 'v'])));
     answers.forEach((records, i) => {
       expect(records.map((r) => ({ id: r.get('id') as string, v: r.get('v') as string }))).toEqual([rows[i]]);
     });
@@ -62,7 +62,7 @@ describe('group commit', () => {
     }));
     // A map is not a property value: Neo4j refuses this row's CREATE.
     rows[7] = { id: `${scope}-b7`, v: { nested: true } };
-    const settled = await Promise.allSettled(rows.map((row) => groupCommit(driver, 'probe', PROBE, row)));
+    const settled = await Promise.allSettled(rows.map((row) => groupCommit(driver, 'probe', PROBE, row, ['id', 'v'])));
     expect(settled.map((s) => s.status)).toEqual(rows.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')));
     expect((settled[7] as PromiseRejectedResult).reason).toMatchObject({
       code: expect.stringMatching(/^Neo\.ClientError\./),
@@ -84,7 +84,11 @@ describe('group commit', () => {
       v: i === 9 ? { nested: true } : `c${i}`,
     }));
     const settled = await Promise.allSettled(
-      rows.map((row, i) => groupCommit(driver, 'probe', i % 2 === 0 ? PROBE : OTHER, row)),
+      rows.map((row, i) =>
+        i % 2 === 0
+          ? groupCommit(driver, 'probe', PROBE, row, ['id', 'v'])
+          : groupCommit(driver, 'probe', OTHER, row, ['v', 'id']),
+      ),
     );
     expect(settled.map((s) => s.status)).toEqual(rows.map((_, i) => (i === 9 ? 'rejected' : 'fulfilled')));
     settled.forEach((s, i) => {
@@ -98,6 +102,25 @@ describe('group commit', () => {
         .map((r) => r.id)
         .sort(),
     );
+  });
+
+  it("texts past the merged statement's eight still commit, each caller answered with its own row", async () => {
+    // Twelve texts more than the process has written: those past the eighth go as a managed transaction.
+    const extra = Array.from(
+      { length: 12 },
+      (_, k) => `CREATE (n:GroupCommitProbe {id: row.id, v: row.v + '#${k}'}) RETURN n.v AS v`,
+    );
+    const rows = Array.from({ length: 36 }, (_, i) => ({ id: `${scope}-d${i}`, v: `d${i}` }));
+    const answers = await Promise.all(rows.map((row, i) => groupCommit(driver, 'probe', extra[i % 12]!, row, ['v'])));
+    answers.forEach((records, i) => expect(records.map((r) => r.get('v') as string)).toEqual([`d${i}#${i % 12}`]));
+    const stored = (await probes()).filter((p) => p.id.includes('-d'));
+    expect(stored).toHaveLength(36);
+  });
+
+  it('refuses a column that is not a name, before anything is written', () => {
+    expect(() =>
+      groupCommit(driver, 'probe', `${PROBE} // new`, { id: `${scope}-e`, v: 'x' }, ['id; MATCH (n) DELETE n']),
+    ).toThrow(/group commit column .*not a name/);
   });
 
   it('50 concurrent gate questions: every decision and its audit line recorded, in fewer transactions', async () => {
