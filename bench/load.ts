@@ -18,10 +18,11 @@
  * (src/graph/db/group-commit.ts), and lock waits as Neo4j reports them (SHOW TRANSACTIONS sampled,
  * bench/load-contention.ts), with the load average beside the latencies.
  *
- *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per phase; 30 for --phase mixed)  AITIA_BENCH_VMS (2000)
+ *   AITIA_BENCH_AGENTS (50)  AITIA_BENCH_SECONDS (15 per read phase; 30 for the mix)  AITIA_BENCH_VMS (2000)
  *   AITIA_BENCH_READS (all: resource,dependents,transitions)
- *   AITIA_BENCH_WARMUP_SECONDS (0): the mix, unmeasured, for that long after the counted warm-up
- *   AITIA_BENCH_IN_FLIGHT (2), AITIA_BENCH_BATCH (100): group commit's transactions in flight and rows per one
+ *   AITIA_BENCH_WARMUP_SECONDS (300): at most this long of the mix, unmeasured, until the JVMs settle
+ *   (0: measure cold)
+ *   AITIA_BENCH_IN_FLIGHT (8), AITIA_BENCH_BATCH (100): group commit's transactions in flight and rows per one
  *   AITIA_BENCH_PROFILE=<file.cpuprofile>: the service's CPU profile of the second read phase (of the
  *   mix with --phase mixed)
  */
@@ -57,8 +58,15 @@ if (!['all', 'mixed', 'profile', ...Object.keys(SINGLE)].includes(PHASE))
   throw new Error(`--phase: must be mixed, classify, relate or profile (or omitted for every phase), not "${PHASE}"`);
 const AGENTS = Number(process.env.AITIA_BENCH_AGENTS ?? 50);
 const SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? (PHASE === 'all' ? 15 : 30));
+// The mix long enough for its p99 (issue 35): 30 s unless AITIA_BENCH_SECONDS says otherwise.
+const MIXED_SECONDS = Number(process.env.AITIA_BENCH_SECONDS ?? 30);
 const VMS = Number(process.env.AITIA_BENCH_VMS ?? 2000);
-const WARMUP_S = Number(process.env.AITIA_BENCH_WARMUP_SECONDS ?? 0);
+const WARMUP_S = Number(process.env.AITIA_BENCH_WARMUP_SECONDS ?? 300);
+/** One unmeasured slice of the warm-up, and how close two slices' CPU per request must be to call it settled. */
+const WARMUP_SLICE_S = 15;
+const SETTLED = 0.1;
+/** Never settled sooner: the first slices can be flat while the JIT has barely begun (1.57 → 1.52 ms, then 0.5). */
+const WARMUP_MIN_S = 60;
 // AITIA_BENCH_IN_FLIGHT / AITIA_BENCH_BATCH: group commit's bounds for this run (src/graph/db/group-commit.ts).
 const IN_FLIGHT = process.env.AITIA_BENCH_IN_FLIGHT ? Number(process.env.AITIA_BENCH_IN_FLIGHT) : undefined;
 const BATCH = process.env.AITIA_BENCH_BATCH ? Number(process.env.AITIA_BENCH_BATCH) : undefined;
@@ -206,12 +214,18 @@ try {
   }
 
   /** AGENTS loops, each issuing one request after another until the phase's time is up. */
-  async function phase(label: string, ops: string[], at?: string, counter = counting): Promise<Phase> {
+  async function phase(
+    label: string,
+    ops: string[],
+    at?: string,
+    counter = counting,
+    seconds = SECONDS,
+  ): Promise<Phase> {
     const rssBefore = rssMb();
     const cpuBefore = process.cpuUsage();
     const neoCpuBefore = neo.cpuMs();
     counter.reset();
-    const report = await ask({ ops, agents: AGENTS, seconds: SECONDS, ...(at ? { url: at } : {}) });
+    const report = await ask({ ops, agents: AGENTS, seconds, ...(at ? { url: at } : {}) });
     const statementCount = counter.count();
     const cpu = process.cpuUsage(cpuBefore);
     const neoCpuAfter = neo.cpuMs();
@@ -243,6 +257,10 @@ try {
       `mixed_p50_ms=${fmt(p.p50, 1)}`,
       `mixed_errors=${p.errors}`,
       `mixed_statements_per_req=${fmt(p.statementsPerRequest)}`,
+      `mixed_seconds=${MIXED_SECONDS}`,
+      `warmup_s=${warmup.seconds}`,
+      `warmup_settled=${warmup.settled}`,
+      `cold_mixed_rps=${warmup.coldRps === null ? 'na' : fmt(warmup.coldRps, 0)}`,
     ];
     for (const [name, short] of [
       ['classifyAction', 'classify'],
@@ -277,13 +295,52 @@ try {
     statements.set(op, counting.count() / 40);
   }
   await ask({ ops: MIXED, agents: AGENTS, count: AGENTS * 40 });
-  // Then, when asked, the mix for WARMUP_S unmeasured: the bench's Neo4j is minutes old, and its
-  // JVM's JIT compilers took about a third of its sampled thread CPU in the mix (JFR, 2–2.5 min after
-  // start, loaded box) — still so after 30 s more of it, and CPU per request no lower, so not by default.
-  if (WARMUP_S > 0) await ask({ ops: MIXED, agents: AGENTS, seconds: WARMUP_S });
+  const warmup = await warmUp();
   if (PHASE === 'all') {
     await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: interpretedUrl });
     await ask({ ops: READS, agents: AGENTS, count: AGENTS * 20, url: unsharedUrl });
+  }
+
+  /**
+   * The JVMs settle before anything is timed. A fresh Neo4j compiles its hot paths for minutes: in
+   * the first minute of the mix its C2 compiler took about half its thread CPU (JFR: 45 % at 1 min,
+   * 29 % at 2, 5 % after 2.5) and its CPU per request fell from 1.24 to 0.38 ms once done; a
+   * service runs for days, so the mix is measured warm. Unmeasured slices of the mix until a slice's
+   * CPU per request (Neo4j's, or the service's when Neo4j is not local) is within SETTLED of the
+   * slice before and of the lowest yet, after WARMUP_MIN_S and at most WARMUP_S; each slice is
+   * printed, the first one is the cold figure.
+   */
+  async function warmUp(): Promise<{ seconds: number; coldRps: number | null; settled: boolean }> {
+    let previous: number | null = null;
+    let lowest = Infinity;
+    let coldRps: number | null = null;
+    let seconds = 0;
+    while (seconds + WARMUP_SLICE_S <= WARMUP_S) {
+      const cpu0 = process.cpuUsage();
+      const neo0 = neo.cpuMs();
+      const r = await ask({ ops: MIXED, agents: AGENTS, seconds: WARMUP_SLICE_S });
+      if (r.errors > 0) throw new Error(`warm-up: ${r.firstError}`);
+      seconds += WARMUP_SLICE_S;
+      const n = Math.max(
+        1,
+        Object.values(r.perOp).reduce((k, xs) => k + xs.length, 0),
+      );
+      const own = process.cpuUsage(cpu0);
+      const neo1 = neo.cpuMs();
+      const neoMs = neo0 === null || neo1 === null ? null : (neo1 - neo0) / n;
+      const perRequest = neoMs ?? (own.user + own.system) / 1000 / n;
+      coldRps ??= n / r.elapsedS;
+      console.log(
+        `warm-up ${String(seconds).padStart(3)} s: ${fmt(n / r.elapsedS, 0)} req/s, CPU per request ${fmt((own.user + own.system) / 1000 / n)} ms aitia + ${neoMs === null ? 'n/a' : fmt(neoMs)} ms Neo4j`,
+      );
+      const flat = previous !== null && Math.abs(perRequest - previous) <= SETTLED * previous;
+      lowest = Math.min(lowest, perRequest);
+      if (seconds >= WARMUP_MIN_S && flat && perRequest <= lowest * (1 + SETTLED)) {
+        return { seconds, coldRps, settled: true };
+      }
+      previous = perRequest;
+    }
+    return { seconds, coldRps, settled: WARMUP_S === 0 };
   }
 
   /** The mix, with what its writes contended for: rows per commit, retries, lock waits. */
@@ -292,10 +349,10 @@ try {
     const locks = sampleLocks(neo.driver);
     const load1 = loadavg()[0]!;
     // A mark for whoever profiles Neo4j from outside (JFR): the measured mix starts now.
-    console.log(`mixed phase: ${AGENTS} agents × ${SECONDS} s from ${new Date().toISOString()}`);
+    console.log(`mixed phase: ${AGENTS} agents × ${MIXED_SECONDS} s from ${new Date().toISOString()}`);
     // Profiled alone (--phase mixed): in a full run AITIA_BENCH_PROFILE is the second read phase's.
     const p = await (PHASE === 'mixed' ? profiled : <T>(work: () => Promise<T>) => work())(() =>
-      phase('reads + writes', MIXED),
+      phase('reads + writes', MIXED, undefined, counting, MIXED_SECONDS),
     );
     const lockFigures = await locks.stop();
     return {
