@@ -29,7 +29,11 @@ export interface EmbeddedNeo4jOptions {
   /** Seconds to wait for Bolt before giving up. */
   readyTimeoutSeconds?: number;
   pageCacheMb?: number;
-  /** JVM max heap, e.g. `2g`. */
+  /**
+   * JVM heap, e.g. `2g`: initial and max alike, as Neo4j's memory recommendation sets them (a heap
+   * that starts small keeps a small young generation: a collection every second or two, and each
+   * pause lands on whatever is in flight).
+   */
   heap?: string;
   log?: (msg: string) => void;
 }
@@ -85,7 +89,7 @@ export async function startEmbeddedNeo4j(options: EmbeddedNeo4jOptions): Promise
   const out = createWriteStream(logFile, { flags: 'a' });
   const args = [
     ...NEO4J_JVM_FLAGS,
-    ...(options.heap ? [`-Xmx${options.heap}`] : []),
+    ...(options.heap ? [`-Xms${options.heap}`, `-Xmx${options.heap}`] : []),
     '-cp',
     classpath,
     'dev.aitia.neo4j.EmbeddedNeo4j',
