@@ -1,10 +1,8 @@
 import type { EventRecord } from '../src/model/events.js';
 import { isoMillis } from '../src/model/iso-millis.js';
 
-/** Milliseconds since the epoch of an ISO-8601 time, or null when it does not parse. */
-export function toMillis(iso: string | null | undefined): number | null {
-  return isoMillis(iso);
-}
+/** Milliseconds since the epoch of an ISO-8601 time, or null when it does not parse (luxon's reading). */
+export const toMillis = isoMillis;
 
 /**
  * An event placed against one observation and the interval the change lies in. The event's

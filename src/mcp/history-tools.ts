@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import * as G from '../generated/mcp-inputs.js';
-import { AttributionConfidenceSchema, checkTarget, type ConditionType, UNKNOWN_REASONS } from '../model/index.js';
+import {
+  AttributionConfidenceSchema,
+  checkTarget,
+  type ConditionRecord,
+  type ConditionType,
+  UNKNOWN_REASONS,
+} from '../model/index.js';
 import { attributionCoverage } from '../services/coverage.js';
 import { auditLog } from '../services/audit.js';
 import { checks } from '../services/checks.js';
@@ -19,6 +25,9 @@ import { defineTool, READ, RECORD } from './tool.js';
  * change explained, a past state, health, open conditions, checks, an incident's whole context,
  * and the audit log.
  */
+
+/** A stored condition as the tools answer it: its type one of the closed set (the graph reads a string). */
+const conditionOut = (c: ConditionRecord) => ({ ...c, type: c.type as ConditionType });
 
 export const transitionsTool = defineTool({
   name: 'transitions',
@@ -99,7 +108,7 @@ export const openConditionsTool = defineTool({
   run: async (deps, principal, { first, after, ...input }) => {
     const page = pageOf('open_conditions', await openConditions(deps, principal, input), { first, after });
     return {
-      conditions: page.items.map((c) => ({ ...c, type: c.type as ConditionType })),
+      conditions: page.items.map(conditionOut),
       total: page.total,
       nextCursor: page.nextCursor,
     };
@@ -118,8 +127,7 @@ export const reviewUnauthorizedActionTool = defineTool({
   annotations: RECORD,
   fields: { slug: 'resourceId' },
   run: async (deps, principal, input) => {
-    const c = await reviewUnauthorizedAction(deps, principal, input);
-    return { ...c, type: c.type as ConditionType };
+    return conditionOut(await reviewUnauthorizedAction(deps, principal, input));
   },
 });
 
@@ -165,7 +173,7 @@ export const incidentContextTool = defineTool({
   narrow: 'depth',
   run: async (deps, principal, input) => {
     const found = await incidentContext(deps, principal, input);
-    return { ...found, conditions: found.conditions.map((c) => ({ ...c, type: c.type as ConditionType })) };
+    return { ...found, conditions: found.conditions.map(conditionOut) };
   },
 });
 

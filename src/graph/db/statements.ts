@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import neo4j, { type Driver, isRetryableError, type Record as Neo4jRecord } from 'neo4j-driver';
 import { badInput } from '../../model/index.js';
+import { utcIso } from '../../model/iso-millis.js';
 
 /**
  * Helpers every repository uses to write its statements: values in and out of Bolt, rows sent in
@@ -55,8 +56,7 @@ export function isoUtcOf(dt: Neo4jDateTime): string | null {
         Math.floor(num(dt.nanosecond) / 1e6),
       ) -
       num(dt.timeZoneOffsetSeconds) * 1000;
-    const iso = new Date(ms).toISOString();
-    if (iso.length === 24) return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
+    return utcIso(ms, { suppressMilliseconds: true });
   }
   const d = dt.toStandardDate();
   return DateTime.fromJSDate(d, { zone: 'utc' }).toISO({ suppressMilliseconds: true });
