@@ -45,18 +45,35 @@ export class IdTable {
    */
   private prefix: string | null = null;
 
-  /** Encodes `id` past the last entry; its byte length. */
+  /**
+   * Encodes `id` past the last entry (its byte length in probeLen) and returns the bytes' hash.
+   * ASCII, what ids are, is written and hashed in one loop without slicing the string; from the
+   * first other character on, TextEncoder writes the rest and the hash is taken over the bytes.
+   */
   private encode(id: string): number {
     const at = this.used === 0 ? 0 : this.ends[this.used - 1]!;
     this.prefix ??= id.slice(0, id.indexOf('/') + 1);
     const short = this.prefix.length > 0 && id.startsWith(this.prefix);
-    const rest = short ? id.slice(this.prefix.length) : id;
     // Up to 3 bytes per UTF-16 unit.
-    this.bytes = grown(this.bytes, at + 1 + rest.length * 3);
-    if (short) this.bytes[at] = 0xff;
-    const from = short ? at + 1 : at;
-    this.probeLen = from - at + encoder.encodeInto(rest, this.bytes.subarray(from)).written;
-    return this.probeLen;
+    this.bytes = grown(this.bytes, at + 1 + id.length * 3);
+    const b = this.bytes;
+    let [n, h] = [at, 0x811c9dc5];
+    if (short) {
+      b[n++] = 0xff;
+      h = Math.imul(h ^ 0xff, 0x01000193);
+    }
+    for (let i = short ? this.prefix.length : 0; i < id.length; i++) {
+      const c = id.charCodeAt(i);
+      if (c >= 0x80) {
+        n += encoder.encodeInto(id.slice(i), b.subarray(n)).written;
+        this.probeLen = n - at;
+        return hashOf(b, at, n);
+      }
+      b[n++] = c;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    this.probeLen = n - at;
+    return h >>> 0;
   }
 
   /** The slot holding the id just encoded, or the empty slot where it would go. */
@@ -75,16 +92,24 @@ export class IdTable {
     }
   }
 
+  /**
+   * The last id looked up and its entry (or EMPTY): a pass asks about the same id several times in
+   * a row (an edge's source for each of its edges, then its kind and rank).
+   */
+  private lastId: string | null = null;
+  private lastEntry = EMPTY;
+
   private find(id: string): { slot: number; hash: number } {
-    const at = this.used === 0 ? 0 : this.ends[this.used - 1]!;
-    const len = this.encode(id);
-    const hash = hashOf(this.bytes, at, at + len);
+    const hash = this.encode(id);
     return { slot: this.slotOf(hash), hash };
   }
 
   get(id: string): number | undefined {
-    const e = this.slots[this.find(id).slot]!;
-    return e === EMPTY ? undefined : this.values[e];
+    if (id !== this.lastId) {
+      this.lastEntry = this.slots[this.find(id).slot]!;
+      this.lastId = id;
+    }
+    return this.lastEntry === EMPTY ? undefined : this.values[this.lastEntry];
   }
 
   has(id: string): boolean {
@@ -94,6 +119,10 @@ export class IdTable {
   /** Sets `id` to `value` (a 32-bit integer). */
   set(id: string, value: number): void {
     if (value !== (value | 0)) throw new RangeError(`IdTable values are 32-bit integers, not ${value}`);
+    if (id === this.lastId && this.lastEntry !== EMPTY) {
+      this.values[this.lastEntry] = value;
+      return;
+    }
     const { slot, hash } = this.find(id);
     const e = this.slots[slot]!;
     if (e !== EMPTY) {
@@ -110,7 +139,14 @@ export class IdTable {
     this.hashes[n] = hash | 0;
     this.values[n] = value;
     this.slots[slot] = n;
+    this.lastId = id;
+    this.lastEntry = n;
     if (this.used * 2 > this.slots.length) this.rehash();
+  }
+
+  /** Replaces every value by `fn` of it. */
+  mapValues(fn: (value: number) => number): void {
+    for (let e = 0; e < this.used; e++) this.values[e] = fn(this.values[e]!);
   }
 
   private rehash(): void {

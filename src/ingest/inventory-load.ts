@@ -15,7 +15,7 @@ import {
 } from '../model/index.js';
 import { lockOrder } from '../graph/inventory/statements.js';
 import { type PassWrite, writeKind } from '../graph/inventory/batches.js';
-import { PassIndex } from './inventory-pass.js';
+import { type EdgePlace, PassIndex } from './inventory-pass.js';
 import type { IngestReport } from './report.js';
 
 /** A validated resource row and the attribute keys its source owns but no longer reports. */
@@ -62,16 +62,33 @@ function* again(rows: Iterable<InventoryRow>, count: number): Generator<[Invento
     throw new Error(`rows: iterated again it gave ${i} rows, not ${count}: pass an array or a re-iterable source`);
 }
 
+/** Places an edge (inline, deferred or skipped into `skip`), counting inline ones per target for the lock order. */
+function planner(index: PassIndex, skip: (e: EdgeInput, reason: string) => void): (e: EdgeInput) => EdgePlace {
+  return (e) => {
+    if (!(RELATIONSHIP_TYPES as readonly string[]).includes(e.type))
+      throw new Error(`not a relationship type: ${e.type}`);
+    const p = index.place(e);
+    if (p.place === 'skip') skip(e, p.reason!);
+    else if (p.place === 'inline') index.countTarget(e.toId);
+    return p.place;
+  };
+}
+
 /**
  * First walk: every row validated and indexed (id, kind, repeated), kind changes refused in
- * chunks, and the edge targets not (yet) seen in the pass collected. Nothing is written.
+ * chunks, and the edge targets not (yet) seen in the pass collected. Nothing is written. While
+ * every edge's target came before it (parents first, as provider passes list them) the rows' edges
+ * are placed too, as they come: a placement depends only on the kinds of the ends, which the first
+ * row of an id fixes. `deferred` is how many of them go after the resources, or null once an edge
+ * came before its target (then they are placed in a walk of their own).
  */
 async function indexPass(
   driver: Driver,
   rows: Iterable<InventoryRow>,
   edges: readonly EdgeInput[],
   index: PassIndex,
-): Promise<{ count: number; clears: boolean; kinds: Set<Kind>; ordered: boolean }> {
+  plan: (e: EdgeInput) => EdgePlace,
+): Promise<{ count: number; clears: boolean; kinds: Set<Kind>; ordered: boolean; deferred: number | null }> {
   const unseen = new Set<string>();
   const kinds = new Set<Kind>();
   let chunk: ResourceInput[] = [];
@@ -79,6 +96,7 @@ async function indexPass(
   let count = 0;
   let clears = false;
   let [ordered, last] = [true, 0];
+  let deferred: number | null = 0;
   const refuse = async () => {
     const list = chunk;
     chunk = [];
@@ -89,22 +107,25 @@ async function indexPass(
   };
   for (const r of rows) {
     const resource = checked(r, count);
-    (r.edges ?? []).forEach((e, j) => {
-      if (e.fromId !== resource.id)
-        throw badInput(`resources[${count}].edges[${j}].fromId`, `must be the resource's id ${resource.id}`);
-      if (!index.has(e.toId)) unseen.add(e.toId);
-    });
-    count++;
-    clears ||= r.clear.length > 0;
-    kinds.add(resource.kind);
-    const rank = LOAD_ORDER.indexOf(resource.kind);
-    [ordered, last] = [ordered && rank >= last, rank];
     if (index.add(resource.id, resource.kind)) {
       if (chunk.length === 0) [min, max] = [resource.id, resource.id];
       else if (resource.id < min) min = resource.id;
       else if (resource.id > max) max = resource.id;
       chunk.push(resource);
     }
+    (r.edges ?? []).forEach((e, j) => {
+      if (e.fromId !== resource.id)
+        throw badInput(`resources[${count}].edges[${j}].fromId`, `must be the resource's id ${resource.id}`);
+      if (!index.has(e.toId)) {
+        unseen.add(e.toId);
+        deferred = null;
+      } else if (deferred !== null && plan(e) === 'deferred') deferred++;
+    });
+    count++;
+    clears ||= r.clear.length > 0;
+    kinds.add(resource.kind);
+    const rank = LOAD_ORDER.indexOf(resource.kind);
+    [ordered, last] = [ordered && rank >= last, rank];
     if (chunk.length >= READ_CHUNK) await refuse();
   }
   if (chunk.length > 0) await refuse();
@@ -112,39 +133,25 @@ async function indexPass(
   const outside = [...unseen].filter((id) => !index.has(id));
   for (let i = 0; i < outside.length; i += 20_000)
     for (const [id, k] of await kindsOf(driver, outside.slice(i, i + 20_000))) index.outside.set(id, k);
-  return { count, clears, kinds, ordered };
+  return { count, clears, kinds, ordered, deferred };
 }
 
 /**
- * Second walk, over the edges: each placed (inline, deferred or skipped into `skip`), and the
- * inline ones counted per target for the pass's lock order. The loose `edges` that ride inline are
- * grouped by source (they are held anyway); of the rows' own only the number deferred is kept.
+ * Places the loose `edges` after the rows' own. Those that ride inline are grouped by source (they
+ * are held anyway).
  */
-function edgePass(
-  rows: Iterable<InventoryRow>,
-  count: number,
+function placeLoose(
   edges: readonly EdgeInput[],
-  index: PassIndex,
-  skip: (e: EdgeInput, reason: string) => void,
-): { loose: Map<string, EdgeInput[]>; looseDeferred: EdgeInput[]; deferred: number } {
+  plan: (e: EdgeInput) => EdgePlace,
+): { loose: Map<string, EdgeInput[]>; looseDeferred: EdgeInput[] } {
   const loose = new Map<string, EdgeInput[]>();
   const looseDeferred: EdgeInput[] = [];
-  let deferred = 0;
-  const plan = (e: EdgeInput) => {
-    if (!(RELATIONSHIP_TYPES as readonly string[]).includes(e.type))
-      throw new Error(`not a relationship type: ${e.type}`);
-    const p = index.place(e);
-    if (p.place === 'skip') skip(e, p.reason!);
-    else if (p.place === 'inline') index.countTarget(e.toId);
-    return p.place;
-  };
-  for (const [r] of again(rows, count)) for (const e of r.edges ?? []) if (plan(e) === 'deferred') deferred++;
   for (const e of edges) {
     const place = plan(e);
     if (place === 'inline') (loose.get(e.fromId) ?? loose.set(e.fromId, []).get(e.fromId)!).push(e);
     else if (place === 'deferred') looseDeferred.push(e);
   }
-  return { loose, looseDeferred, deferred };
+  return { loose, looseDeferred };
 }
 
 /**
@@ -168,11 +175,22 @@ export async function loadInventory(
 ): Promise<void> {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
   const index = new PassIndex();
-  const { count, clears, kinds, ordered } = await indexPass(driver, rows, edges, index);
   const skipInto = (list: IngestReport['skipped']) => (e: EdgeInput, reason: string) =>
     list.push({ what: 'edge', id: `${e.type} ${e.fromId} -> ${e.toId}`, reason });
   const skipped: IngestReport['skipped'] = [];
-  const { loose, looseDeferred, deferred } = edgePass(rows, count, edges, index, skipInto(skipped));
+  const plan = planner(index, skipInto(skipped));
+  const first = await indexPass(driver, rows, edges, index, plan);
+  const { count, clears, kinds, ordered } = first;
+  let deferred = first.deferred;
+  if (deferred === null) {
+    // An edge came before its target: what the first walk placed is dropped and every edge placed
+    // again, now that all ids and the outside targets' kinds are known.
+    index.resetRanks();
+    skipped.length = 0;
+    deferred = 0;
+    for (const [r] of again(rows, count)) for (const e of r.edges ?? []) if (plan(e) === 'deferred') deferred++;
+  }
+  const { loose, looseDeferred } = placeLoose(edges, plan);
   // Recorded once the pass goes ahead (a refused kind change records nothing).
   report.skipped.push(...skipped);
   const skip = skipInto(report.skipped);

@@ -161,6 +161,44 @@ describe('a load pass walks rows that come parents first once to write them', ()
     expect(await snapshot('onewalk')).toEqual(await snapshot('perkind'));
   });
 
+  it('places the edges in the first walk when each comes after its target, skipping what a later walk skips', async () => {
+    // Each edge after its target: qemu/100 before qemu/101, no missing target; vm MEMBER_OF cluster
+    // is refused by its kinds, which the first walk already knows.
+    const fit = (prefix: string) => {
+      const rows = parentsFirst([...streamed(prefix)]).sort((a, b) =>
+        a.resource.kind === 'vm' && b.resource.kind === 'vm' ? a.resource.id.localeCompare(b.resource.id) : 0,
+      );
+      for (const r of rows) r.edges = r.edges!.filter((e) => !e.toId.endsWith('/nowhere'));
+      const vm = rows.find((r) => r.resource.id.endsWith('/qemu/101'))!;
+      const cluster = rows.find((r) => r.resource.kind === 'cluster')!.resource.id;
+      vm.edges!.push({ ...vm.edges![0]!, type: 'MEMBER_OF', toId: cluster });
+      return rows;
+    };
+    const ordered = counted(fit('early'));
+    // The same rows with an edge before its target (the DEPENDS_ON to qemu/100 moved first).
+    const late = fit('late');
+    late.unshift(
+      ...late.splice(
+        late.findIndex((r) => r.resource.id.endsWith('/qemu/101')),
+        1,
+      ),
+    );
+    const unordered = counted(late);
+    const [a, b] = [await load(ordered), await load(unordered)];
+    // Index, write, deferred edges (the vm → vm one); the other: index, edges, a walk per kind, deferred.
+    expect([ordered.walks, unordered.walks]).toEqual([3, 6]);
+    const strip = (r: IngestReport, prefix: string) => r.skipped.map((s) => s.id!.replaceAll(prefix, 'P') + s.reason);
+    expect(strip(a, 'early')).toEqual(strip(b, 'late'));
+    expect(a.skipped).toEqual([
+      expect.objectContaining({
+        what: 'edge',
+        reason: expect.stringContaining('MEMBER_OF is not allowed from vm to cluster'),
+      }),
+    ]);
+    for (const r of [a, b]) expect([r.resources.created, r.edges.created]).toEqual([4, 5]);
+    expect(await snapshot('early')).toEqual(await snapshot('late'));
+  });
+
   it('refuses a source whose later walk gives a parent after its children, naming the kinds', async () => {
     const rows = counted(parentsFirst([...streamed('reorder')]), (r) => [...r].reverse());
     await expect(load(rows)).rejects.toThrow(/rows: iterated again they came in another order \(a \w+ after a vm\)/);

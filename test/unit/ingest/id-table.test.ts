@@ -29,6 +29,28 @@ describe('IdTable', () => {
     for (let i = 20_000; i < 20_500; i++) expect(table.has(idOf(i))).toBe(false);
   });
 
+  it('answers right whatever the order of asks and sets (its memo of the last id asked)', () => {
+    const table = new IdTable();
+    const map = new Map<string, number>();
+    // A seeded walk over 300 ids: each step a get, a has or a set of a random id, compared to a Map.
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let step = 0; step < 20_000; step++) {
+      const id = `proxmox:lab/qemu/${next() % 300}`;
+      const op = next() % 3;
+      if (op === 0) expect(table.get(id)).toBe(map.get(id));
+      else if (op === 1) expect(table.has(id)).toBe(map.has(id));
+      else {
+        const v = (next() % 1000) - 500;
+        table.set(id, v);
+        map.set(id, v);
+      }
+    }
+    table.mapValues((v) => v * 2);
+    for (const [id, v] of map) expect(table.get(id)).toBe(v * 2);
+    expect(table.size).toBe(map.size);
+  });
+
   it.each([
     ['the empty string', ''],
     ['a one-byte id', 'a'],
