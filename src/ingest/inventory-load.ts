@@ -53,7 +53,8 @@ function checked(r: InventoryRow, i: number): ResourceInput {
 
 /**
  * Iterates `rows` once more, checking it gives as many as the first time: the loader walks a pass
- * several times (index, edges, one walk per kind, deferred edges) and holds none of its rows.
+ * several times (index with its edges, one walk per kind or one in all, late edges) and holds
+ * none of its rows.
  */
 function* again(rows: Iterable<InventoryRow>, count: number): Generator<[InventoryRow, number]> {
   let i = 0;
